@@ -1,0 +1,1 @@
+"""boostcm.hashing."""

@@ -1,0 +1,1 @@
+"""boostcm.metrics."""
