@@ -1,0 +1,150 @@
+"""Fetch raw dataset files: mirror folder first, then the network (pooch), sha256 always checked.
+
+Files land in ``<raw_dir>/<path>`` where ``path`` is the catalog's relative path (the mirror has
+the same layout). Nothing is left behind on failure: downloads and copies go to a temporary file
+that is renamed into place only after its checksum was verified.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import warnings
+from pathlib import Path
+
+from .._io import atomic_path, sha256_file
+from .catalog import dataset_entry
+
+log = logging.getLogger(__name__)
+
+MIRROR_ENV = "BOOSTCM_DATA_MIRROR"
+LOCK_FILE_ENV = "BOOSTCM_DATA_LOCK"
+DEFAULT_LOCK_FILE = "config/datasets.lock.tsv"
+
+
+class FetchError(RuntimeError):
+    """A raw file could not be obtained (offline without mirror, manual-only, bad checksum)."""
+
+
+class ChecksumError(FetchError):
+    """A file's sha256 differs from the catalog's; the file is not used."""
+
+
+def resolve_mirror(mirror: str | os.PathLike | None) -> Path | None:
+    """The mirror folder to use: the argument, else $BOOSTCM_DATA_MIRROR; None if absent."""
+    candidate = mirror if mirror else os.environ.get(MIRROR_ENV)
+    if not candidate:
+        return None
+    path = Path(candidate).expanduser()
+    return path if path.is_dir() else None
+
+
+def fetch_dataset(
+    name: str,
+    raw_dir: str | os.PathLike = "results/data/raw",
+    mirror: str | os.PathLike | None = None,
+    catalog: str | None = None,
+    lock_file: str | os.PathLike | None = None,
+    retries: int = 3,
+) -> list[Path]:
+    """Make every raw file of `name` present and verified under raw_dir; return their paths."""
+    entry = dataset_entry(name, catalog)
+    mirror_dir = resolve_mirror(mirror)
+    lock = Path(lock_file or os.environ.get(LOCK_FILE_ENV, DEFAULT_LOCK_FILE))
+    out = []
+    for spec in entry["files"]:
+        out.append(_fetch_file(name, entry, spec, Path(raw_dir), mirror_dir, lock, retries))
+    return out
+
+
+def _fetch_file(name, entry, spec, raw_dir: Path, mirror_dir, lock: Path, retries: int) -> Path:
+    rel = spec["path"]
+    target = raw_dir / rel
+    expected = spec.get("sha256") or _locked_hash(lock, rel)
+    if target.exists():
+        if expected is None or sha256_file(target) == expected:
+            return target
+        raise ChecksumError(
+            f"{target} exists but its sha256 {sha256_file(target)} differs from the expected "
+            f"{expected}; delete it to fetch it again"
+        )
+    if mirror_dir is not None and (mirror_dir / rel).is_file():
+        source = mirror_dir / rel
+        with atomic_path(target) as tmp:
+            shutil.copyfile(source, tmp)
+            _verify(tmp, expected, f"mirror file {source}")
+        log.info("%s: copied %s from the mirror", name, rel)
+    elif spec.get("manual") or not spec.get("url"):
+        where = f"{mirror_dir}/{rel}" if mirror_dir else f"<mirror>/{rel}"
+        how = entry.get("manual") or "this file has no download URL; it can only come from a mirror."
+        raise FetchError(
+            f"{name}: {rel} must be downloaded by hand. {how} (expected at {where} or {target})"
+        )
+    else:
+        with atomic_path(target) as tmp:
+            _download(spec["url"], tmp, retries, name, rel, target)
+            _verify(tmp, expected, f"download of {spec['url']}")
+    if expected is None:
+        digest = sha256_file(target)
+        _record_lock(lock, rel, digest)
+        warnings.warn(
+            f"{name}: {rel} has no known sha256; trusting this first download and recording "
+            f"{digest} in {lock} (commit that file to pin it)",
+            stacklevel=2,
+        )
+    return target
+
+
+def _verify(path: Path, expected: str | None, what: str) -> None:
+    if expected is None:
+        return
+    got = sha256_file(path)
+    if got != expected:
+        raise ChecksumError(f"checksum mismatch for {what}: sha256 {got}, expected {expected}; the file is not used")
+
+
+def _download(url: str, dest: Path, retries: int, name: str, rel: str, target: Path) -> None:
+    import pooch
+
+    downloader = pooch.HTTPDownloader(progressbar=_progressbar_available(), timeout=60)
+    last = None
+    for attempt in range(1, max(1, retries) + 1):
+        try:
+            downloader(url, str(dest), None)
+            return
+        except Exception as exc:  # requests raises many types; report the last one
+            last = exc
+            log.warning("%s: download attempt %d of %s failed: %s", name, attempt, url, exc)
+    raise FetchError(
+        f"{name}: could not download {rel} from {url} ({last}). Offline? Put the file at "
+        f"<mirror>/{rel} and set data.mirror in the config or ${MIRROR_ENV}, or place it at {target}."
+    )
+
+
+def _locked_hash(lock: Path, rel: str) -> str | None:
+    if not lock.is_file():
+        return None
+    for line in lock.read_text().splitlines():
+        parts = line.split("\t")
+        if len(parts) == 2 and parts[0] == rel:
+            return parts[1]
+    return None
+
+
+def _record_lock(lock: Path, rel: str, digest: str) -> None:
+    lines = lock.read_text().splitlines() if lock.is_file() else ["# path\tsha256 (trust on first download)"]
+    lines = [ln for ln in lines if not ln.startswith(rel + "\t")] + [f"{rel}\t{digest}"]
+    with atomic_path(lock) as tmp:
+        tmp.write_text("\n".join(lines) + "\n")
+
+
+def _progressbar_available() -> bool:
+    """pooch's progress bar needs tqdm; show it when tqdm is installed and output is a terminal."""
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        return False
+    import sys
+
+    return sys.stderr.isatty()
