@@ -1,0 +1,39 @@
+"""Dataset-property tables (EB-T1, EB-T5): our processed counts beside the paper's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..report import paper_table, split_pm
+from .catalog import dataset_entry
+from .processing import dataset_metadata
+
+
+def dataset_properties_table(target_id: str, processed_files, paper_dir=None) -> pd.DataFrame:
+    """One row per dataset of the published table: paper counts, ours (from `processed_files`,
+    the parquet files named <dataset>.parquet that this run built), agreement.
+
+    Datasets without a processed file keep NaN in our columns and say why in `status`.
+    """
+    built = {Path(f).stem: Path(f) for f in processed_files}
+    paper = paper_table(target_id, paper_dir)
+    rows = []
+    for _, r in paper.iterrows():
+        name = r["Dataset"]
+        row = {"dataset": name, "paper_rows": int(r["Observations"]), "paper_features": int(r["Features"]),
+               "paper_positive_pct": split_pm(r["Positives"])[0]}
+        if name in built:
+            m = dataset_metadata(built[name])
+            row.update(rows=m["rows"], features=m["features"], positive_pct=m["positive_pct"])
+            diffs = [k for k, ok in m["matches_paper"].items() if not ok]
+            row["status"] = "matches the paper" if not diffs else "differs: " + ", ".join(diffs)
+        else:
+            entry = dataset_entry(name)
+            manual = any(f.get("manual") for f in entry["files"])
+            row.update(rows=None, features=None, positive_pct=None,
+                       status="not built: manual download" if manual else "not built: not in data.datasets (or not obtainable offline)")
+        row["notes"] = dataset_entry(name).get("notes") or ""
+        rows.append(row)
+    return pd.DataFrame(rows)
