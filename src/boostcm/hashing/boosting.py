@@ -1,0 +1,142 @@
+"""Algorithm 4 (TH §3.1.1): boosting stumps on pair products k(a) k(b).
+
+A stump is k(x) = +1 if x[feature] <= threshold else -1 (the sign s of (2.3) cancels in the
+product); threshold = +inf is the constant classifier (product +1 for every pair). The weak learner
+is exact: for each feature, one sweep over the sorted pair endpoints (ALGORITHMS.md B.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+EPS_MIN = 1e-10  # epsilon_t is clipped here when a stump classifies every pair correctly
+
+
+@dataclass(frozen=True)
+class StumpEnsemble:
+    """Output of Algorithm 4: stumps (feature, threshold), raw weights alpha'_t and errors eps_t."""
+
+    features: np.ndarray  # int64 (T,)
+    thresholds: np.ndarray  # float64 (T,)
+    alpha_raw: np.ndarray  # float64 (T,) alpha'_t
+    errors: np.ndarray  # float64 (T,) eps_t
+    stop_reason: str
+
+    @property
+    def alpha(self) -> np.ndarray:
+        """Convex weights alpha*_t = alpha'_t / sum_s alpha'_s."""
+        return self.alpha_raw / self.alpha_raw.sum()
+
+    @property
+    def n_rounds(self) -> int:
+        return int(self.features.shape[0])
+
+    def bits(self, X) -> np.ndarray:
+        """(n, T) matrix of k*_t(x) in {-1, +1}."""
+        X = np.asarray(X)
+        return np.where(X[:, self.features] <= self.thresholds[None, :], 1, -1).astype(np.int8)
+
+    def similarity(self, XA, XB) -> np.ndarray:
+        """f*(A, B) = sum_t alpha*_t k*_t(A) k*_t(B) (3.1), row by row."""
+        prod = self.bits(XA).astype(np.float64) * self.bits(XB)
+        return prod @ self.alpha
+
+    def training_error_bound(self) -> float:
+        """Right-hand side of (1.13): 2^T prod_t sqrt(eps_t (1 - eps_t))."""
+        e = self.errors
+        return float(np.prod(2.0 * np.sqrt(e * (1.0 - e))))
+
+
+@nb.njit(cache=True, parallel=True)
+def _best_stumps(lo_sorted_vals, ev_order, c, w_neg):
+    """Per feature: minimum over thresholds of eps(xi) and the minimising xi.
+
+    ev_order[j] lists the 2n endpoint events of feature j sorted by value (event e < n is the lower
+    end of pair e, e >= n the upper end of pair e - n); lo_sorted_vals[j] their sorted values.
+    """
+    d, two_n = ev_order.shape
+    n = two_n // 2
+    best_err = np.empty(d)
+    best_thr = np.empty(d)
+    for j in nb.prange(d):
+        s = 0.0
+        b_err = w_neg
+        b_thr = np.inf
+        e = 0
+        while e < two_n:
+            v = lo_sorted_vals[j, e]
+            while e < two_n and lo_sorted_vals[j, e] == v:
+                ev = ev_order[j, e]
+                if ev < n:
+                    s += c[ev]
+                else:
+                    s -= c[ev - n]
+                e += 1
+            err = w_neg + s
+            if err < b_err - 1e-15:
+                b_err = err
+                b_thr = v
+        best_err[j] = b_err
+        best_thr[j] = b_thr
+    return best_err, best_thr
+
+
+def fit_pair_boost(XA, XB, y, n_rounds: int) -> StumpEnsemble:
+    """Run Algorithm 4 on pairs (XA[i], XB[i]) with labels y in {-1, +1}.
+
+    Stops early when no stump has weighted error below 1/2, or after a stump with zero error
+    (its error is clipped to EPS_MIN and it is kept).
+    """
+    XA = np.asarray(XA, dtype=np.float64)
+    XB = np.asarray(XB, dtype=np.float64)
+    y = np.asarray(y)
+    if XA.ndim != 2 or XA.shape != XB.shape:
+        raise ValueError(f"XA and XB must be 2-D arrays of equal shape, got {XA.shape}, {XB.shape}")
+    if XA.shape[0] == 0 or XA.shape[1] == 0:
+        raise ValueError(f"no training pairs or no features (shape {XA.shape})")
+    if not (np.all(np.isfinite(XA)) and np.all(np.isfinite(XB))):
+        raise ValueError("pair features contain NaN or infinite values")
+    if y.shape != (XA.shape[0],) or not np.all(np.isin(y, [-1, 1])):
+        raise ValueError("y must be a 1-D array of -1/+1 with one label per pair")
+    if int(n_rounds) < 1:
+        raise ValueError(f"n_rounds (T) must be >= 1, got {n_rounds}")
+    n, d = XA.shape
+    lo = np.minimum(XA, XB).T  # (d, n)
+    hi = np.maximum(XA, XB).T
+    vals = np.concatenate([lo, hi], axis=1)
+    ev_order = np.argsort(vals, axis=1, kind="stable").astype(np.int64)
+    sorted_vals = np.take_along_axis(vals, ev_order, axis=1)
+    yf = y.astype(np.float64)
+    Q = np.full(n, 1.0 / n)
+    feats, thrs, alphas, errs = [], [], [], []
+    reason = "T rounds"
+    for _ in range(int(n_rounds)):
+        c = Q * yf
+        w_neg = float(Q[yf < 0].sum())
+        err_j, thr_j = _best_stumps(sorted_vals, ev_order, c, w_neg)
+        j = int(np.argmin(err_j))
+        eps = float(err_j[j])
+        if eps >= 0.5 - 1e-12:
+            reason = "no stump with weighted error < 1/2"
+            break
+        thr = float(thr_j[j])
+        eps_c = max(eps, EPS_MIN)
+        alpha = 0.5 * np.log((1.0 - eps_c) / eps_c)
+        prod = np.where((XA[:, j] <= thr) == (XB[:, j] <= thr), 1.0, -1.0)
+        feats.append(j)
+        thrs.append(thr)
+        alphas.append(alpha)
+        errs.append(eps_c)
+        Q = Q * np.exp(-alpha * yf * prod)
+        Q /= Q.sum()  # equals division by Z_t = 2 sqrt(eps_t (1 - eps_t))
+        if eps <= EPS_MIN:
+            reason = "zero-error stump"
+            break
+    if not feats:
+        raise ValueError("Algorithm 4 found no stump with weighted error < 1/2 in round 1; "
+                         "the features do not separate similar from dissimilar pairs")
+    return StumpEnsemble(np.asarray(feats, np.int64), np.asarray(thrs, np.float64),
+                         np.asarray(alphas, np.float64), np.asarray(errs, np.float64), reason)

@@ -1,0 +1,170 @@
+"""Records to strings, character shingles and minhash signatures (TH §3.3.2).
+
+Choices where the thesis is silent (see docs/hashing.md): the record string joins the chosen fields
+(missing ones dropped) with one space and is lower-cased; shingles are contiguous substrings of
+`shingle_size` characters (a string shorter than that is one shingle); minhash uses the *set* of
+shingles (the minimum over a bag equals the minimum over its set, so set vs multiset does not matter
+for minhash); the hash family is h_r(s) = top 32 bits of splitmix64(fnv1a64(s) XOR seed_r) with
+seeds drawn from the caller's generator.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+import pandas as pd
+
+ENTITY_COLUMN = "entity_id"
+EMPTY_SIGNATURE = np.uint32(0xFFFFFFFF)
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def record_strings(records: pd.DataFrame, fields: list[str] | None = None) -> list[str]:
+    """One lower-case string per record: the non-missing `fields` joined by a space.
+
+    `fields` defaults to every column except `entity_id`. Integral floats print without ".0".
+    """
+    if not isinstance(records, pd.DataFrame):
+        raise ValueError("records must be a pandas DataFrame")
+    if len(records) == 0:
+        raise ValueError("records is empty (no rows)")
+    if fields is None:
+        fields = [c for c in records.columns if c != ENTITY_COLUMN]
+    missing = [f for f in fields if f not in records.columns]
+    if missing:
+        raise ValueError(f"fields not in the records: {missing}")
+    if not fields:
+        raise ValueError("no fields to build record strings from")
+    columns = [records[f].map(_format_value).to_numpy(dtype=object) for f in fields]
+    out = []
+    for i in range(len(records)):
+        parts = [col[i] for col in columns if col[i]]
+        out.append(" ".join(parts).lower())
+    return out
+
+
+def _format_value(v) -> str:
+    if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA or v is pd.NaT:
+        return ""
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v).strip()
+
+
+def encode_strings(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Code points of all strings in one uint32 buffer plus offsets (len n+1)."""
+    if len(strings) == 0:
+        raise ValueError("no strings to encode (empty input)")
+    lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
+    empty = np.flatnonzero(lengths == 0)
+    if empty.size:
+        raise ValueError(f"{empty.size} record string(s) are empty (first at index {empty[0]}); "
+                         "every record needs at least one non-missing field")
+    buf = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32)
+    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return buf, offsets
+
+
+@nb.njit(cache=True, inline="always")
+def _splitmix64(z):
+    z = z + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(cache=True)
+def _shingle_hashes(buf, start, stop, q):
+    """fnv1a64 of every length-q window of buf[start:stop] (whole string if shorter than q)."""
+    length = stop - start
+    count = length - q + 1 if length >= q else 1
+    width = q if length >= q else length
+    out = np.empty(count, dtype=np.uint64)
+    for s in range(count):
+        h = _FNV_OFFSET
+        for c in range(width):
+            h = (h ^ np.uint64(buf[start + s + c])) * _FNV_PRIME
+        out[s] = h
+    return out
+
+
+@nb.njit(cache=True, parallel=True)
+def _minhash_kernel(buf, offsets, q, seeds):
+    n = offsets.shape[0] - 1
+    m = seeds.shape[0]
+    sig = np.empty((n, m), dtype=np.uint32)
+    for i in nb.prange(n):
+        hashes = _shingle_hashes(buf, offsets[i], offsets[i + 1], q)
+        for r in range(m):
+            best = np.uint64(0xFFFFFFFFFFFFFFFF)
+            for s in range(hashes.shape[0]):
+                v = _splitmix64(hashes[s] ^ seeds[r])
+                if v < best:
+                    best = v
+            sig[i, r] = np.uint32(best >> np.uint64(32))
+    return sig
+
+
+def shingle_hashes(string: str, shingle_size: int) -> np.ndarray:
+    """The 64-bit hashes of the shingles of one string (a bag: repeats kept)."""
+    _check_shingle_size(shingle_size)
+    buf, offsets = encode_strings([string])
+    return _shingle_hashes(buf, offsets[0], offsets[1], int(shingle_size))
+
+
+def minhash_signatures(strings: list[str], shingle_size: int, n_hashes: int,
+                       rng: np.random.Generator) -> np.ndarray:
+    """(n, n_hashes) uint32 minhash signatures of the shingle sets of `strings`.
+
+    P[sig_r(A) = sig_r(B)] equals the Jaccard similarity of the shingle sets (up to 32-bit ties).
+    """
+    _check_shingle_size(shingle_size)
+    if int(n_hashes) < 1:
+        raise ValueError(f"n_hashes must be >= 1, got {n_hashes}")
+    buf, offsets = encode_strings(strings)
+    seeds = rng.integers(0, np.iinfo(np.uint64).max, size=int(n_hashes), dtype=np.uint64,
+                         endpoint=True)
+    return _minhash_kernel(buf, offsets, int(shingle_size), seeds)
+
+
+def shingle_vocabulary_counts(strings: list[str], shingle_size: int):
+    """Sparse (n, V) CSR matrix of shingle counts (bag of shingles) over an exact vocabulary.
+
+    Columns are the distinct 64-bit shingle hashes (collisions among distinct shingles are
+    negligible at 2^-64 per pair).
+    """
+    import scipy.sparse as sp
+
+    _check_shingle_size(shingle_size)
+    buf, offsets = encode_strings(strings)
+    n = len(strings)
+    lens = np.diff(offsets)
+    counts = np.where(lens >= shingle_size, lens - shingle_size + 1, 1)
+    all_h = _all_shingle_hashes(buf, offsets, int(shingle_size), counts.sum())
+    rows = np.repeat(np.arange(n, dtype=np.int64), counts)
+    vocab, cols = np.unique(all_h, return_inverse=True)
+    mat = sp.csr_matrix((np.ones(all_h.shape[0]), (rows, cols.ravel())), shape=(n, vocab.shape[0]))
+    mat.sum_duplicates()
+    return mat
+
+
+@nb.njit(cache=True)
+def _all_shingle_hashes(buf, offsets, q, total):
+    out = np.empty(total, dtype=np.uint64)
+    pos = 0
+    for i in range(offsets.shape[0] - 1):
+        h = _shingle_hashes(buf, offsets[i], offsets[i + 1], q)
+        out[pos:pos + h.shape[0]] = h
+        pos += h.shape[0]
+    return out
+
+
+def _check_shingle_size(shingle_size) -> None:
+    if int(shingle_size) < 1:
+        raise ValueError(f"shingle_size must be >= 1, got {shingle_size}")
