@@ -7,6 +7,8 @@
 configfile: "config/config.yaml"
 
 
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/eb_tables.smk"

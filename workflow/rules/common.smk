@@ -46,3 +46,18 @@ def _quote(value):
     import shlex
 
     return shlex.quote(str(value))
+
+
+CONDA_ENV = "../../envs/boostcm.yaml"  # relative to workflow/rules/, where every rule lives
+
+
+def raw_files(name):
+    """Raw files of a catalog dataset, under results/data/raw."""
+    from boostcm.datasets import dataset_entry
+
+    return [f"results/data/raw/{f['path']}" for f in dataset_entry(name)["files"]]
+
+
+def processed_files(names):
+    """Processed parquet files of those `names` that the config's data.datasets enables."""
+    return [f"results/data/processed/{n}.parquet" for n in names if n in config["data"]["datasets"]]

@@ -1,19 +1,13 @@
 # Raw data: one fetch rule per dataset (mirror first, then the network; sha256 verified), and one
 # processing rule turning raw files into results/data/processed/<dataset>.parquet.
-from boostcm.datasets import dataset_entry, load_catalog
+from boostcm.datasets import dataset_names
 
-CATALOG = load_catalog()
 DATASETS = config["data"]["datasets"]
-for _name in DATASETS:
-    if _name not in CATALOG:
-        raise ValueError(f"config data.datasets: unknown dataset {_name!r}; see config/datasets.yaml")
+_unknown = sorted(set(DATASETS) - set(dataset_names()))
+if _unknown:
+    raise ValueError(f"config data.datasets: unknown dataset(s) {_unknown}; see config/datasets.yaml")
 
-
-def raw_files(name):
-    return [f"results/data/raw/{f['path']}" for f in CATALOG[name]["files"]]
-
-
-for _name in CATALOG:
+for _name in dataset_names():
 
     rule:
         name:
@@ -26,6 +20,8 @@ for _name in CATALOG:
             mirror=lambda wildcards: data_mirror(),
         log:
             f"results/logs/fetch/{_name}.log",
+        conda:
+            CONDA_ENV
         shell:
             "boostcm fetch {params.dataset} --raw-dir results/data/raw"
             " $( [ -n '{params.mirror}' ] && echo --mirror '{params.mirror}' ) > {log} 2>&1"
@@ -38,5 +34,7 @@ rule process_dataset:
         "results/data/processed/{dataset}.parquet",
     log:
         "results/logs/process/{dataset}.log",
+    conda:
+        CONDA_ENV
     shell:
         "boostcm process {wildcards.dataset} --raw-dir results/data/raw --out {output} > {log} 2>&1"

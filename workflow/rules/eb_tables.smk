@@ -4,21 +4,23 @@ from boostcm.report import paper_table
 EB_TABLE_IDS = ["EB-T1", "EB-T5"]
 
 
-def eb_table_inputs(target_id):
-    names = paper_table(target_id, PAPER_DIR)["Dataset"].tolist()
-    return [f"results/data/processed/{n}.parquet" for n in names if n in DATASETS]
-
-
 rule eb_dataset_table:
     input:
-        processed=lambda wildcards: eb_table_inputs(wildcards.target),
+        processed=lambda wildcards: processed_files(paper_table(wildcards.target, PAPER_DIR)["Dataset"]),
         paper=f"{PAPER_DIR}/{{target}}.csv",
     output:
         "results/tables/{target}.csv",
     wildcard_constraints:
         target="EB-T1|EB-T5",
+    params:
+        paper_dir=lambda wildcards, input: os.path.dirname(input.paper),
+    log:
+        "results/logs/tables/{target}.log",
+    conda:
+        CONDA_ENV
     shell:
-        "boostcm dataset-table {wildcards.target} {input.processed} --paper-dir {PAPER_DIR} --out {output}"
+        "boostcm dataset-table {wildcards.target} {input.processed} --paper-dir {params.paper_dir}"
+        " --out {output} > {log} 2>&1"
 
 
 rule eb_dataset_table_notebook:
@@ -36,8 +38,12 @@ rule eb_dataset_table_notebook:
             input.notebook, output.executed, target_id=wildcards.target, table_csv=input.table,
             markdown=output.markdown, verdict=output.verdict,
         ),
+    log:
+        "results/logs/notebooks/{target}.log",
+    conda:
+        CONDA_ENV
     shell:
-        "{params.cmd}"
+        "{params.cmd} > {log} 2>&1"
 
 
 if enabled("eb_tables"):

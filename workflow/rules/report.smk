@@ -7,5 +7,9 @@ rule report:
         targets=TARGETS_YAML,
     output:
         REPORT,
+    log:
+        "results/logs/report.log",
+    conda:
+        CONDA_ENV
     shell:
-        "boostcm report --targets {input.targets} --verdicts results/verdicts --out {output}"
+        "boostcm report --targets {input.targets} --verdicts results/verdicts --out {output} > {log} 2>&1"
