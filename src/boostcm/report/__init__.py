@@ -21,7 +21,7 @@ from .._io import atomic_path, write_json
 
 STATUSES = ("not built", "built", "agrees", "deviates")
 PAPER_DIR_ENV = "BOOSTCM_PAPER_DIR"
-_PM = re.compile(r"^\s*([-+]?\d*\.?\d+)\s*(?:±\s*([-+]?\d*\.?\d+))?\s*(s|%)?\s*$")
+_PM = re.compile(r"^\s*([-+]?\d*\.?\d+)\s*(?:±\s*([-+]?\d*\.?\d+))?\s*(s|%|×)?\s*$")
 
 
 def paper_dir() -> Path:
@@ -39,7 +39,7 @@ def paper_table(target_id: str, directory: str | os.PathLike | None = None) -> p
 
 def split_pm(cell) -> tuple[float, float]:
     """Parse a published cell: '0.11 ± 0.03' -> (0.11, 0.03); '2.28s' -> (2.28, nan);
-    '88.76%' -> (88.76, nan); 'OOT', 'OOM' or '' -> (nan, nan)."""
+    '88.76%' -> (88.76, nan); '55.90×' -> (55.9, nan); 'OOT', 'OOM' or '' -> (nan, nan)."""
     m = _PM.match(str(cell))
     if not m:
         return float("nan"), float("nan")

@@ -1,0 +1,75 @@
+"""Config schema validation, the published tables' shapes, the report page."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+import yaml
+
+from boostcm.report import STATUSES, build_report, load_targets, paper_table, split_pm, write_verdict
+
+# rows x columns of every published table in TARGETS.md (header excluded)
+PAPER_SHAPES = {
+    "EB-T1": (10, 4), "EB-T2": (10, 4), "EB-T3": (10, 9), "EB-T4": (30, 9), "EB-T5": (31, 4), "EB-TE": (10, 7),
+    "EB-T6": (31, 9), "EB-T7": (31, 9), "EB-T8": (31, 9), "EB-T9": (31, 9), "EB-T10": (31, 9), "EB-T11": (31, 9),
+    "HASH-T3.3": (3, 3), "HASH-T3.4": (3, 3), "HASH-T3.5": (3, 3), "CP-T4.1": (9, 6), "QS-T1": (5, 5), "QS-T2": (6, 5),
+}
+
+
+def _schema(repo):
+    return yaml.safe_load((repo / "workflow/schemas/config.schema.yaml").read_text())
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "ci.yaml"])
+def test_shipped_configs_validate(repo, name):
+    jsonschema.validate(yaml.safe_load((repo / "config" / name).read_text()), _schema(repo))
+
+
+def test_misspelt_key_is_named(repo):
+    cfg = yaml.safe_load((repo / "config/ci.yaml").read_text())
+    cfg["data"]["mirorr"] = "x"
+    with pytest.raises(jsonschema.ValidationError, match="mirorr"):
+        jsonschema.validate(cfg, _schema(repo))
+    cfg = yaml.safe_load((repo / "config/ci.yaml").read_text())
+    cfg["seed"] = "zero"
+    with pytest.raises(jsonschema.ValidationError, match="zero"):
+        jsonschema.validate(cfg, _schema(repo))
+
+
+@pytest.mark.parametrize("target_id,shape", sorted(PAPER_SHAPES.items()))
+def test_published_tables_have_their_shapes(repo, target_id, shape):
+    table = paper_table(target_id, repo / "config/paper")
+    assert table.shape == shape
+    values = table.iloc[:, 1:] if not target_id == "EB-T4" else table.iloc[:, 2:]
+    for cell in values.to_numpy().ravel():
+        mean, _ = split_pm(cell)
+        assert mean == mean or cell in {"OOT", "OOM"}, f"{target_id}: unparsable cell {cell!r}"
+
+
+def test_every_table_target_has_a_paper_csv(repo):
+    targets = load_targets(repo / "config/targets.yaml")
+    assert len(targets) == 36
+    with_table = {t["id"] for t in targets if t["paper_table"]}
+    assert with_table == set(PAPER_SHAPES)
+
+
+def test_split_pm():
+    assert split_pm("0.11 ± 0.03") == (0.11, 0.03)
+    assert split_pm("2.28s")[0] == 2.28 and split_pm("88.76%")[0] == 88.76
+    assert all(v != v for v in split_pm("OOT"))
+
+
+def test_report_lists_every_target_with_status(repo, tmp_path):
+    write_verdict(tmp_path / "v" / "EB-T1.json", "EB-T1", "agrees", "6 of 10 match", files=[tmp_path / "t.csv"])
+    with pytest.raises(ValueError, match="status"):
+        write_verdict(tmp_path / "v" / "X.json", "X", "great", "")
+    table = build_report(repo / "config/targets.yaml", tmp_path / "v", tmp_path / "report" / "index.html")
+    html = (tmp_path / "report" / "index.html").read_text()
+    assert len(table) == 36 and set(table["status"]) <= set(STATUSES)
+    assert table.set_index("id").at["EB-T1", "status"] == "agrees"
+    assert (table["status"] == "not built").sum() == 35
+    for t in load_targets(repo / "config/targets.yaml"):
+        assert t["id"] in html
+    assert json.loads((tmp_path / "v" / "EB-T1.json").read_text())["summary"] == "6 of 10 match"
