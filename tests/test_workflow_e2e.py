@@ -36,7 +36,7 @@ def workdir(tmp_path_factory, request):
     if MIRROR is None:
         pytest.skip("no data mirror on this machine")
     work = tmp_path_factory.mktemp("wf")
-    for item in ("Snakefile", "workflow", "config", "notebooks"):
+    for item in ("Snakefile", "workflow", "config", "notebooks", "envs"):
         src = repo / item
         (shutil.copytree if src.is_dir() else shutil.copy2)(src, work / item)
     env = dict(os.environ, BOOSTCM_DATA_MIRROR=str(MIRROR))
