@@ -355,3 +355,16 @@ def test_errors_are_clear():
         eps_cal(100, 0.01, beta, convention="paper")
     with pytest.raises(ValueError, match="gamma"):
         eps_cal_conditional(100, 0.01, beta, 0.0, 1)
+
+
+def test_best_marginal_correction_is_the_grid_minimum():
+    from boostcm.conformal.bounds import best_marginal_correction
+
+    deltas = np.geomspace(1e-3, 0.2, 15)
+    for p in (0.5, 0.4, 0.2):
+        beta = two_state_beta(p, p, 1002)
+        for conv in ("proven", "authors"):
+            corr, d = best_marginal_correction(0.1, 1000, beta, deltas, convention=conv)
+            direct = [0.9 - marginal_coverage_bound(0.1, 1000, x, beta, convention=conv) for x in deltas]
+            assert corr == pytest.approx(min(direct), rel=1e-12)
+            assert d == deltas[int(np.argmin(direct))]

@@ -347,14 +347,26 @@ def best_marginal_correction(
 ) -> tuple[float, float]:
     """min over delta_cal in `deltas` of eps_cal + delta_cal + beta(n_cal + 1) (Thm 4.5, first
     test point); returns (correction, delta_cal). inf when every delta is vacuous."""
+    alpha = check_probability(alpha, "alpha")
+    n = _check_count(n_cal, "n_cal")
+    convention = _check_convention(convention)
+    b = _check_beta(beta, n + 1)
     d = np.asarray(deltas, dtype=np.float64)
     if d.ndim != 1 or d.shape[0] == 0:
         raise ValueError("deltas must be a non-empty 1-D array")
+    for delta in d:
+        check_probability(delta, "delta_cal")
+    iid = convention != "authors" and _is_iid(b)
+    sig2 = None if (iid or n < 2) else sigma_tilde_squared(b, n // 2, _variance_factor(convention, alpha))
     best = (math.inf, float(d[0]))
     for delta in d:
-        corr = 1.0 - alpha - marginal_coverage_bound(
-            alpha, n_cal, float(delta), beta, convention=convention
-        )
+        if iid:
+            e = iid_eps(n, float(delta))
+        elif n < 2:
+            e = math.inf
+        else:
+            e = _minimise_marginal(n, float(delta), b, sig2, 0.0, True, convention == "proven")[0]
+        corr = e + float(delta) + float(b[n + 1])
         if corr < best[0]:
             best = (corr, float(delta))
     return best
