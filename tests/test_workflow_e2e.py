@@ -65,7 +65,8 @@ def test_second_run_does_nothing(workdir):
 def test_deleting_a_processed_file_rebuilds_only_its_dependents(workdir):
     work, env = workdir
     (work / "results/data/processed/heart.parquet").unlink()
-    out = _run(["-n", "--cores", "2", "--configfile", "config/ci.yaml"], work, env).stdout
+    proc = _run(["-n", "--cores", "2", "--configfile", "config/ci.yaml"], work, env)
+    out = proc.stdout + proc.stderr
     jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
             if len(line.split()) == 2 and line.split()[1].isdigit()}
     assert jobs.get("process_dataset") == 1
