@@ -8,7 +8,14 @@ import jsonschema
 import pytest
 import yaml
 
-from boostcm.report import STATUSES, build_report, load_targets, paper_table, split_pm, write_verdict
+from boostcm.report import (
+    STATUSES,
+    build_report,
+    load_targets,
+    paper_table,
+    split_pm,
+    write_verdict,
+)
 
 # rows x columns of every published table in TARGETS.md (header excluded)
 PAPER_SHAPES = {

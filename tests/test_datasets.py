@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -21,9 +20,9 @@ from boostcm.datasets import (
     load_catalog,
     load_dataset,
     load_records,
+    parsers,
     process_dataset,
 )
-from boostcm.datasets import parsers
 from boostcm.datasets.processing import binarise_labels, encode_features
 
 # --- a tiny self-made catalog, so fetch behaviour is tested without the real mirror -----------

@@ -11,7 +11,7 @@ import html
 import json
 import os
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -74,7 +74,7 @@ def write_verdict(path, target_id: str, status: str, summary: str, files=(), det
         raise ValueError(f"status must be one of {STATUSES[1:]}, got {status!r}")
     verdict = {
         "id": target_id, "status": status, "summary": summary, "files": [str(f) for f in files],
-        "details": details or {}, "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "details": details or {}, "written": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     write_json(path, verdict)
     return verdict
