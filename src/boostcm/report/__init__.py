@@ -11,7 +11,7 @@ import html
 import json
 import os
 import re
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
