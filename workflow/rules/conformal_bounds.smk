@@ -1,0 +1,119 @@
+# beta-mixing bounds of thesis section 4.2: CP-F4.2a (correction vs n_cal) and CP-F4.2b (empirical
+# coverage of gradient-boosting CQR at n_cal = n_test = 15000 against the Theorem 4.6 bound).
+# Logic: boostcm.conformal.{mixing,bounds,bound_experiments}; bounds take milliseconds and are computed
+# in the notebooks; the CP-F4.2b simulations are cut into chunks of seeds (one job each).
+
+CB = config.get("conformal_bounds", {})
+CB_A = CB.get("f42a", {})
+CB_B = CB.get("f42b", {})
+CB_DIR = "results/conformal_bounds"
+
+
+def _cb_levels(section):
+    return [float(x) for x in section.get("one_minus_p", [])]
+
+
+def _cb_chunks():
+    n_seeds, size = int(CB_B.get("n_seeds", 1)), int(CB_B.get("chunk_size", 1))
+    return range((n_seeds + size - 1) // size)
+
+
+def _cb_json(values):
+    return "[" + ", ".join(repr(float(v)) for v in values) + "]"
+
+
+rule conformal_bounds_f42b_chunk:
+    output:
+        f"{CB_DIR}/CP-F4.2b/omp{{omp}}_chunk{{chunk}}.parquet",
+    wildcard_constraints:
+        omp=r"[0-9.]+",
+        chunk=r"\d+",
+    threads: 1
+    params:
+        n_seeds=CB_B.get("n_seeds"),
+        chunk_size=CB_B.get("chunk_size"),
+        n_train=CB_B.get("n_train"),
+        n_cal=CB_B.get("n_cal"),
+        n_test=CB_B.get("n_test"),
+        model=CB_B.get("model", "boosting"),
+        n_lags=CB.get("n_lags", 11),
+        alpha=CB.get("alpha", 0.1),
+    log:
+        f"results/logs/conformal_bounds/CP-F4.2b_omp{{omp}}_chunk{{chunk}}.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m boostcm.conformal.bound_experiments coverage-chunk --one-minus-p {wildcards.omp}"
+        " --chunk {wildcards.chunk} --chunk-size {params.chunk_size} --n-seeds {params.n_seeds}"
+        f" --seed {SEED}"
+        " --n-train {params.n_train} --n-cal {params.n_cal} --n-test {params.n_test} --n-lags {params.n_lags}"
+        " --alpha {params.alpha} --model {params.model} --out {output} > {log} 2>&1"
+
+
+rule conformal_bounds_f42b_runs:
+    input:
+        [f"{CB_DIR}/CP-F4.2b/omp{omp}_chunk{c}.parquet" for omp in _cb_levels(CB_B) for c in _cb_chunks()],
+    output:
+        f"{CB_DIR}/CP-F4.2b_runs.parquet",
+    log:
+        "results/logs/conformal_bounds/CP-F4.2b_runs.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "python -m boostcm.conformal.bound_experiments aggregate --out {output} {input} > {log} 2>&1"
+
+
+rule conformal_bounds_f42b_notebook:
+    input:
+        notebook="notebooks/CP-F4.2b.ipynb",
+        runs=f"{CB_DIR}/CP-F4.2b_runs.parquet",
+    output:
+        executed="results/notebooks/CP-F4.2b.ipynb",
+        figure="results/figures/CP-F4.2b.png",
+        table="results/tables/CP-F4.2b.csv",
+        verdict="results/verdicts/CP-F4.2b.json",
+    params:
+        cmd=lambda wildcards, input, output: notebook_cmd(
+            input.notebook, output.executed, alpha=CB.get("alpha", 0.1), n_lags=CB.get("n_lags", 11),
+            n_train=CB_B["n_train"], n_cal=CB_B["n_cal"], n_test=CB_B["n_test"],
+            delta_cal=CB_B.get("delta_cal", 0.005), delta_test=CB_B.get("delta_test", 0.005),
+            one_minus_p=_cb_json(_cb_levels(CB_B)), runs_parquet=input.runs, table_csv=output.table,
+            figure=output.figure, verdict=output.verdict,
+        ),
+    log:
+        "results/logs/notebooks/CP-F4.2b.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.cmd} > {log} 2>&1"
+
+
+rule conformal_bounds_f42a_notebook:
+    input:
+        notebook="notebooks/CP-F4.2a.ipynb",
+    output:
+        executed="results/notebooks/CP-F4.2a.ipynb",
+        figure="results/figures/CP-F4.2a.png",
+        table="results/tables/CP-F4.2a.csv",
+        verdict="results/verdicts/CP-F4.2a.json",
+    threads: 1
+    params:
+        cmd=lambda wildcards, input, output: notebook_cmd(
+            input.notebook, output.executed, alpha=CB.get("alpha", 0.1), n_lags=CB.get("n_lags", 11),
+            n_cal_min=CB_A["n_cal_min"], n_cal_max=CB_A["n_cal_max"], n_cal_num=CB_A["n_cal_num"],
+            one_minus_p=_cb_json(_cb_levels(CB_A)), delta_min=CB_A.get("delta_min", 1e-4),
+            delta_max=CB_A.get("delta_max", 0.3), delta_num=CB_A.get("delta_num", 40),
+            fixed_delta=CB_A.get("fixed_delta", 0.01), table_csv=output.table, figure=output.figure,
+            verdict=output.verdict,
+        ),
+    log:
+        "results/logs/notebooks/CP-F4.2a.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "NUMBA_NUM_THREADS={threads} {params.cmd} > {log} 2>&1"
+
+
+if enabled("conformal_bounds"):
+    ALL_TARGETS.extend(["results/verdicts/CP-F4.2a.json", "results/verdicts/CP-F4.2b.json"])
