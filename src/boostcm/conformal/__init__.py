@@ -11,8 +11,26 @@ split CP       empirical_quantile (4.1), quantile_rank, calibrate, cqr_scores, s
                (lower, upper, threshold, covered, scores_test)
 variants       conditional_thresholds / conditional_coverage (sets A), rank_one_out_thresholds,
                rcps_threshold / empirical_risk
+beta-mixing    two_state_beta, lagged_window_beta (mixing); eps_cal (4.12), eps_test (4.14),
+               eps_cal_conditional (4.15), eps_test_conditional (4.16), marginal_coverage_bound (Thm 4.5),
+               empirical_coverage_bound (Thm 4.6), iid_eps (4.22) (bounds; docs/conformal_bounds.md)
 """
 
+from .bounds import (
+    CONVENTIONS,
+    BlockingBound,
+    best_marginal_correction,
+    empirical_coverage_bound,
+    eps_cal,
+    eps_cal_conditional,
+    eps_test,
+    eps_test_conditional,
+    iid_eps,
+    iid_eps_conditional,
+    marginal_coverage_bound,
+    sigma_tilde_squared,
+)
+from .mixing import lagged_window_beta, two_state_beta, two_state_stationary
 from .processes import (
     HMM_NOISE_VARIANCE,
     ar1_autocorrelation,
@@ -47,6 +65,10 @@ from .split import (
 )
 
 __all__ = [
+    "CONVENTIONS", "BlockingBound", "best_marginal_correction", "empirical_coverage_bound", "eps_cal",
+    "eps_cal_conditional", "eps_test", "eps_test_conditional", "iid_eps", "iid_eps_conditional",
+    "marginal_coverage_bound", "sigma_tilde_squared", "lagged_window_beta", "two_state_beta",
+    "two_state_stationary",
     "HMM_NOISE_VARIANCE", "ar1_autocorrelation", "lagged_design", "simulate_ar1", "simulate_hmm",
     "simulate_two_state_chain", "two_state_autocorrelation",
     "QUANTILE_MODELS", "PinballMLP", "QuantileGradientBoosting", "QuantileModel", "QuantileRandomForest",
