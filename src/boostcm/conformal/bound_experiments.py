@@ -19,7 +19,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .._io import derive_rng, write_parquet
+from .._io import derive_rng, read_parquet_metadata, write_parquet
 from .._validation import check_probability
 from .bounds import (
     best_marginal_correction,
@@ -32,7 +32,7 @@ from .bounds import (
 from .mixing import lagged_window_beta, two_state_beta
 
 __all__ = ["SETTINGS", "setting_beta", "correction_curves", "worst_case_bounds", "hmm_coverage_run",
-           "coverage_chunk"]
+           "coverage_chunk", "aggregate_chunks"]
 
 SETTINGS = {
     "authors": ("authors", "chain"),
@@ -143,6 +143,27 @@ def coverage_chunk(one_minus_p: float, seed_indices, **kwargs) -> pd.DataFrame:
     return pd.DataFrame([hmm_coverage_run(one_minus_p, i, **kwargs) for i in seed_indices])
 
 
+SHARED_SETTINGS = ("seed", "n_train", "n_cal", "n_test", "n_lags", "alpha", "model", "n_seeds", "chunk_size")
+
+
+def aggregate_chunks(paths) -> tuple[pd.DataFrame, dict]:
+    """Concatenate chunk files; refuse chunks simulated with different settings (e.g. a stale chunk
+    of another config profile). Returns the runs and their common settings."""
+    frames, settings = [], None
+    for path in paths:
+        meta = read_parquet_metadata(path)
+        these = {k: meta.get(k) for k in SHARED_SETTINGS}
+        if settings is None:
+            settings = these
+        elif these != settings:
+            raise ValueError(f"{path} was simulated with {these}, other chunks with {settings}")
+        frames.append(pd.read_parquet(path))
+    if not frames:
+        raise ValueError("no chunk files to aggregate")
+    df = pd.concat(frames, ignore_index=True).sort_values(["one_minus_p", "seed_index"])
+    return df.reset_index(drop=True), settings
+
+
 def _main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m boostcm.conformal.bound_experiments")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -174,9 +195,8 @@ def _main(argv=None) -> int:
                                 n_lags=args.n_lags, alpha=args.alpha, model=args.model)
             write_parquet(args.out, df, {k: v for k, v in vars(args).items() if k != "out"})
         else:
-            df = pd.concat([pd.read_parquet(f) for f in args.inputs], ignore_index=True)
-            df = df.sort_values(["one_minus_p", "seed_index"]).reset_index(drop=True)
-            write_parquet(args.out, df, {"chunks": len(args.inputs)})
+            df, settings = aggregate_chunks(args.inputs)
+            write_parquet(args.out, df, {"chunks": len(args.inputs), "settings": settings})
     except ValueError as exc:
         print(f"bound_experiments {args.command}: error: {exc}", file=sys.stderr)
         return 1
