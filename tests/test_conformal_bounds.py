@@ -368,3 +368,42 @@ def test_best_marginal_correction_is_the_grid_minimum():
             direct = [0.9 - marginal_coverage_bound(0.1, 1000, x, beta, convention=conv) for x in deltas]
             assert corr == pytest.approx(min(direct), rel=1e-12)
             assert d == deltas[int(np.argmin(direct))]
+
+
+# ----------------------------------------------------------------------------- experiments
+
+
+def test_experiment_functions_are_deterministic_and_consistent(tmp_path):
+    from boostcm._io import write_parquet
+    from boostcm.conformal.bound_experiments import (
+        aggregate_chunks,
+        correction_curves,
+        hmm_coverage_run,
+        worst_case_bounds,
+    )
+
+    kw = dict(seed=3, n_train=200, n_cal=300, n_test=300, n_lags=11, alpha=0.1)
+    r1 = hmm_coverage_run(0.8, 0, **kw)
+    assert r1 == hmm_coverage_run(0.8, 0, **kw)  # same seed, same numbers
+    assert r1 != hmm_coverage_run(0.8, 1, **kw)
+    assert 0.0 <= r1["coverage"] <= 1.0
+    with pytest.raises(ValueError, match="one_minus_p"):
+        hmm_coverage_run(0.3, 0, **kw)
+
+    wb = worst_case_bounds([0.5, 0.7, 0.9], alpha=0.1, n_cal=3000, n_test=3000, delta_cal=0.005,
+                           delta_test=0.005, n_lags=11)
+    for _, g in wb.groupby("setting"):
+        assert np.all(np.diff(g.sort_values("one_minus_p").bound.to_numpy()) < 0)
+    cc = correction_curves([200, 2000], [0.5, 0.7], alpha=0.1, n_lags=11, deltas=[0.005, 0.02], fixed_delta=0.01)
+    assert set(cc.setting) == {"authors", "proven_chain", "proven_window", "iid_optimised_delta", "iid_fixed_delta"}
+
+    import pandas as pd
+
+    meta = dict(seed=0, n_train=1, n_cal=2, n_test=3, n_lags=11, alpha=0.1, model="boosting", n_seeds=2, chunk_size=1)
+    write_parquet(tmp_path / "a.parquet", pd.DataFrame([dict(one_minus_p=0.5, seed_index=1)]), meta)
+    write_parquet(tmp_path / "b.parquet", pd.DataFrame([dict(one_minus_p=0.5, seed_index=0)]), meta)
+    df, settings = aggregate_chunks([tmp_path / "a.parquet", tmp_path / "b.parquet"])
+    assert list(df.seed_index) == [0, 1] and settings == meta
+    write_parquet(tmp_path / "c.parquet", pd.DataFrame([dict(one_minus_p=0.5, seed_index=2)]), {**meta, "n_cal": 5})
+    with pytest.raises(ValueError, match="simulated with"):
+        aggregate_chunks([tmp_path / "a.parquet", tmp_path / "c.parquet"])
