@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from boostcm.conformal.bounds import eps_cal, sigma_tilde_squared
+from boostcm.conformal.bounds import eps_cal, eps_cal_conditional, eps_test, sigma_tilde_squared
 from boostcm.conformal.mixing import two_state_beta
 
 ALPHA, DELTA, P = 0.1, 0.01, 0.3
@@ -64,6 +64,8 @@ def main() -> None:
 
     warm = two_state_beta(P, P, 102)
     eps_cal(100, DELTA, warm, alpha=ALPHA, convention="authors")  # numba compile (cached)
+    eps_test(100, DELTA, warm, 100)
+    eps_cal_conditional(100, DELTA, warm, 0.3, 2)
 
     rows = []
     grid = [500, 1000, 2000, 4000, 8000, 15_000, 50_000, 100_000, 300_000, 1_000_000]
@@ -73,6 +75,10 @@ def main() -> None:
             lambda beta=beta, n=n: eps_cal(n, DELTA, beta, alpha=ALPHA, convention="authors")
         )
         row = {"n_cal": n, "ours_s": t_ours, "ours_peak_mb": mem_ours, "eps_cal": res.value}
+        # the other calculators (proven convention), n_test = n_cal
+        row["eps_test_proven_s"] = measure(lambda beta=beta, n=n: eps_test(n, DELTA, beta, n))[0]
+        row["eps_cal_conditional_proven_s"] = measure(
+            lambda beta=beta, n=n: eps_cal_conditional(n, DELTA, beta, 0.3, 2))[0]
         if n <= args.dense_max:
             t_dense, mem_dense, val = measure(
                 lambda beta=beta, n=n: dense_eps_cal(n, beta, ALPHA * (1 - ALPHA)), repeats=1
