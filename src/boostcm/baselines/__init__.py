@@ -1,1 +1,28 @@
-"""boostcm.baselines."""
+"""Every method the ExactBoost and quantile-surrogate papers compare against, as
+scikit-learn-compatible estimators (fit / decision_function / predict_proba / predict), plus a
+registry mapping the names used in the papers' tables to constructors.
+
+    from boostcm.baselines import make_estimator, TARGET_METRIC
+    model = make_estimator("RankBoost", random_state=0).fit(X, y)
+
+Scores for evaluation: ``predict_proba(X)[:, 1]`` (surrogates, as in the papers) or
+``decision_function(X)`` (exact baselines; same ranking as their predict_proba).
+See docs/baselines.md for the formulations and every departure from the papers.
+"""
+
+from __future__ import annotations
+
+from .aatp import AccuracyAtTheTop
+from .dmks import DMKS
+from .plugin import PluginLogistic
+from .quantile import QuantileSurrogate, quantile_estimate, quantile_weights
+from .rankboost import RankBoost
+from .registry import EXACT_BASELINES, REGISTRY, SURROGATES, TARGET_METRIC, make_estimator
+from .svmperf import SVMPerf
+from .toppush import TopPush
+
+__all__ = [
+    "AccuracyAtTheTop", "DMKS", "PluginLogistic", "QuantileSurrogate", "RankBoost", "SVMPerf",
+    "TopPush", "EXACT_BASELINES", "REGISTRY", "SURROGATES", "TARGET_METRIC", "make_estimator",
+    "quantile_estimate", "quantile_weights",
+]

@@ -1,0 +1,73 @@
+"""Common plumbing of the exact-metric baselines: input checks, an operating threshold, and the
+scikit-learn classifier interface (decision_function / predict_proba / predict)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_binary_labels, check_finite_2d
+
+
+def validate_training_data(X, y) -> tuple[np.ndarray, np.ndarray]:
+    """X as finite float64 2-D, y as int64 in {0, 1} with both classes and matching length."""
+    X = check_finite_2d(X, "X")
+    y = check_binary_labels(y, n=X.shape[0], name="y")
+    return X, y
+
+
+def rate_threshold(scores: np.ndarray, rate: float) -> float:
+    """Threshold t such that ceil(rate * n) of `scores` lie strictly above t (ties permitting):
+    the midpoint between the k-th and (k+1)-th largest score, k = ceil(rate * n)."""
+    n = scores.shape[0]
+    k = int(np.clip(np.ceil(rate * n - 1e-12), 1, n))
+    desc = np.sort(scores)[::-1]
+    if k >= n:
+        return float(desc[-1] - 1.0)
+    return float(0.5 * (desc[k - 1] + desc[k]))
+
+
+class ScoringClassifier(ClassifierMixin, BaseEstimator):
+    """Base for models that learn a real-valued score s(x).
+
+    Subclasses implement ``_fit(X, y)`` (setting the fitted state and returning the training
+    scores and the operating threshold) and ``_raw_score(X)``. ``decision_function`` returns
+    s(x) minus the threshold, ``predict`` thresholds it at 0, and ``predict_proba`` is the logistic
+    sigmoid of the decision value: a monotone map of the score (ranking metrics are unchanged),
+    not a calibrated probability.
+    """
+
+    def fit(self, X, y):
+        X, y = validate_training_data(X, y)
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = X.shape[1]
+        self.threshold_ = float(self._fit(X, y))
+        return self
+
+    def _check_X(self, X) -> np.ndarray:
+        check_is_fitted(self, "threshold_")
+        X = check_finite_2d(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features but {type(self).__name__} was fitted with "
+                f"{self.n_features_in_}"
+            )
+        return X
+
+    def decision_function(self, X) -> np.ndarray:
+        X = self._check_X(X)
+        return self._raw_score(X) - self.threshold_
+
+    def predict_proba(self, X) -> np.ndarray:
+        d = self.decision_function(X)
+        p = 0.5 * (1.0 + np.tanh(0.5 * d))  # overflow-free logistic sigmoid
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X) -> np.ndarray:
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

@@ -1,0 +1,92 @@
+"""The six surrogate models of the ExactBoost comparison (EBP supplementary F), as scikit-learn /
+XGBoost estimators with the paper's hyperparameters, each wrapped in CheckedClassifier (the
+project's input checks). Scores are predict_proba(X)[:, 1].
+
+Differences from the paper's library versions (scikit-learn 0.22.1, XGBoost 1.0.2, TensorFlow 2.2):
+* AdaBoost: SAMME.R no longer exists in scikit-learn (removed in 1.6+); the discrete SAMME
+  algorithm is used.
+* Neural net: scikit-learn's MLPClassifier instead of Keras: same architecture (26-12-12 ReLU,
+  sigmoid output, cross-entropy, Adam lr 1e-3, batch 4, 30 epochs), no L2 penalty (alpha=0), early
+  stopping on a stalled loss disabled; weight initialisation is scikit-learn's Glorot-uniform
+  variant rather than Keras' glorot_uniform.
+* XGBoost: tree_method="exact" (what 1.0.2's "auto" chose for datasets of this size), 100 trees
+  (the library default then and now), n_jobs=1 for reproducibility.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.ensemble import AdaBoostClassifier, RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.neural_network import MLPClassifier
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.validation import check_is_fitted
+from xgboost import XGBClassifier
+
+from .._validation import check_finite_2d
+from ._base import validate_training_data
+
+
+class CheckedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Wrap a binary classifier so it rejects bad input like every boostcm model (NaN/inf, wrong
+    shapes, a single class, labels outside {0, 1}); several libraries would otherwise treat NaN
+    as "missing" or fit a one-class model silently. The fitted model is ``estimator_``."""
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def fit(self, X, y):
+        X, y = validate_training_data(X, y)
+        self.estimator_ = clone(self.estimator).fit(X, y)
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _check_X(self, X):
+        check_is_fitted(self, "estimator_")
+        X = check_finite_2d(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features but the model was fitted with {self.n_features_in_}")
+        return X
+
+    def predict_proba(self, X):
+        return self.estimator_.predict_proba(self._check_X(X))
+
+    def predict(self, X):
+        return np.asarray(self.estimator_.predict(self._check_X(X))).astype(np.int64)
+
+
+def make_adaboost(random_state=None):
+    return CheckedClassifier(AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=50,
+                              learning_rate=1.0, random_state=random_state))
+
+
+def make_knn(random_state=None):
+    return CheckedClassifier(KNeighborsClassifier(n_neighbors=5, weights="uniform", p=2,
+                                                  algorithm="auto", leaf_size=30))
+
+
+def make_logistic(random_state=None):
+    return CheckedClassifier(LogisticRegression(C=1.0, l1_ratio=0.0, tol=1e-4, fit_intercept=True, solver="lbfgs",
+                              max_iter=100, random_state=random_state))
+
+
+def make_neural_net(random_state=None):
+    return CheckedClassifier(MLPClassifier(hidden_layer_sizes=(26, 12, 12), activation="relu", solver="adam",
+                         alpha=0.0, batch_size=4, learning_rate_init=1e-3, max_iter=30,
+                         shuffle=True, tol=0.0, n_iter_no_change=31, random_state=random_state))
+
+
+def make_random_forest(random_state=None):
+    return CheckedClassifier(RandomForestClassifier(n_estimators=100, criterion="gini", max_depth=None,
+                                  min_samples_split=2, min_samples_leaf=1, max_features="sqrt",
+                                  bootstrap=True, oob_score=False, class_weight=None,
+                                  random_state=random_state, n_jobs=1))
+
+
+def make_xgboost(random_state=None):
+    return CheckedClassifier(XGBClassifier(booster="gbtree", learning_rate=0.3, max_depth=6, gamma=0.0,
+                         subsample=1.0, reg_lambda=1.0, reg_alpha=0.0, n_estimators=100,
+                         tree_method="exact", n_jobs=1, random_state=0 if random_state is None else random_state))
