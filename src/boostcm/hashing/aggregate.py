@@ -15,6 +15,7 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
     out = []
     for method, df in results.groupby("method"):
         cols = [c for c in CONFIG_COLUMNS[method] if c in df.columns]
+        df = df.astype({c: "int64" for c in cols})  # NaN-free within a method
         g = df.groupby(cols, dropna=False)
         s = g.agg(recall_mean=("recall", "mean"), recall_sd=("recall", "std"),
                   rr_mean=("reduction_ratio", "mean"), rr_sd=("reduction_ratio", "std"),
@@ -40,3 +41,77 @@ def best_per_method(summary: pd.DataFrame) -> pd.DataFrame:
 
 def format_pm(mean: float, sd: float, digits: int = 4) -> str:
     return f"{mean:.{digits}f} ± {sd:.{digits}f}"
+
+
+MODEL_NAMES = {"ours": "our model", "tlsh": "TLSH", "klsh": "KLSH"}
+
+
+def results_table(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(table of the best configuration per method in the paper's columns, all summaries)."""
+    summary = summarise(results)
+    best = best_per_method(summary)
+    table = pd.DataFrame({
+        "model": best["method"].map(MODEL_NAMES),
+        "recall": [format_pm(m, s) for m, s in zip(best["recall_mean"], best["recall_sd"])],
+        "reduction ratio": [format_pm(m, s) for m, s in zip(best["rr_mean"], best["rr_sd"])],
+        "config": best["config"],
+        "recall_mean": best["recall_mean"], "recall_sd": best["recall_sd"],
+        "rr_mean": best["rr_mean"], "rr_sd": best["rr_sd"], "pair_quality_mean": best["pq_mean"],
+        "n_seeds": best["n_seeds"], "seconds_mean": best["seconds_mean"],
+    })
+    return table, summary
+
+
+def main(argv=None) -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Aggregate hashing jobs into one HASH-T3.x table")
+    ap.add_argument("inputs", nargs="+", help="job parquet files")
+    ap.add_argument("--out", required=True, help="table csv (best configuration per method)")
+    ap.add_argument("--summary", required=True, help="csv of every configuration")
+    args = ap.parse_args(argv)
+    from .._io import atomic_path
+
+    results = pd.concat([pd.read_parquet(p) for p in args.inputs], ignore_index=True)
+    table, summary = results_table(results)
+    for path, df in ((args.summary, summary), (args.out, table)):
+        with atomic_path(path) as tmp:
+            df.to_csv(tmp, index=False)
+
+
+if __name__ == "__main__":
+    main()
+
+
+def compare_with_paper(table: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """Our best row per model beside the published cells, with differences and a tolerance flag.
+
+    A value agrees when |ours - published| <= 2 sqrt(sd_ours^2 + sd_paper^2) + 0.005 (two standard
+    errors of a difference of two 8-seed summaries, plus rounding slack).
+    """
+    from boostcm.report import split_pm
+
+    rows = []
+    for _, p in paper.iterrows():
+        ours = table[table["model"] == p["model"]]
+        row = {"model": p["model"], "paper recall": p["recall"],
+               "paper reduction ratio": p["reduction ratio"]}
+        if ours.empty:
+            rows.append({**row, "agrees": False})
+            continue
+        o = ours.iloc[0]
+        ok = True
+        for name, col in (("recall", "recall"), ("reduction ratio", "rr")):
+            pm, ps = split_pm(p[name])
+            ps = 0.0 if pd.isna(ps) else ps
+            om, osd = float(o[f"{col}_mean"]), float(o[f"{col}_sd"])
+            osd = 0.0 if pd.isna(osd) else osd
+            diff = om - pm
+            within = abs(diff) <= 2 * (osd**2 + ps**2) ** 0.5 + 0.005
+            row[f"our {name}"] = o[name]
+            row[f"{name} diff"] = round(diff, 4)
+            ok &= bool(within)
+        row["our config"] = o["config"]
+        row["agrees"] = ok
+        rows.append(row)
+    return pd.DataFrame(rows)

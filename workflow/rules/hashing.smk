@@ -1,0 +1,77 @@
+# HASH-T3.3..T3.5 (TH §3.3): jobs = dataset x method x shingle size x seed chunk (the k/L/T or
+# n_blocks grid of a method is evaluated inside its job); aggregation -> results/tables/HASH-T3.x.csv;
+# a papermill notebook puts our numbers beside config/paper/HASH-T3.x.csv and writes the verdict.
+from boostcm.hashing import workflow as hashing_wf
+
+HASH_CFG = config.get("hashing", {})
+
+
+rule hashing_job:
+    input:
+        "results/data/processed/{dataset}.parquet",
+    output:
+        "results/hashing/{dataset}/{method}/shingle{shingle}_seeds{chunk}.parquet",
+    wildcard_constraints:
+        method="ours|tlsh|klsh",
+        shingle=r"\d+",
+        chunk=r"\d+-\d+",
+    params:
+        settings=lambda wildcards: hashing_wf.job_settings(HASH_CFG, wildcards.dataset, wildcards.method),
+        seed=SEED,
+    threads: 2
+    log:
+        "results/logs/hashing/{dataset}_{method}_shingle{shingle}_seeds{chunk}.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} python -m boostcm.hashing.experiment"
+        " --dataset {wildcards.dataset} --method {wildcards.method} --shingle {wildcards.shingle}"
+        " --seeds {wildcards.chunk} --global-seed {params.seed} --settings '{params.settings}'"
+        " --out {output} > {log} 2>&1"
+
+
+rule hashing_table:
+    input:
+        lambda wildcards: hashing_wf.job_outputs(HASH_CFG, hashing_wf.dataset_of_target(HASH_CFG, wildcards.target)),
+    output:
+        table="results/tables/{target}.csv",
+        summary="results/hashing/{target}_all_configurations.csv",
+    wildcard_constraints:
+        target=r"HASH-T3\.[345]",
+    log:
+        "results/logs/tables/{target}.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "python -m boostcm.hashing.aggregate {input} --out {output.table}"
+        " --summary {output.summary} > {log} 2>&1"
+
+
+rule hashing_notebook:
+    input:
+        notebook="notebooks/hashing_table.ipynb",
+        table="results/tables/{target}.csv",
+        summary="results/hashing/{target}_all_configurations.csv",
+        paper=f"{PAPER_DIR}/{{target}}.csv",
+    output:
+        executed="results/notebooks/{target}.ipynb",
+        markdown="results/tables/{target}.md",
+        verdict="results/verdicts/{target}.json",
+    wildcard_constraints:
+        target=r"HASH-T3\.[345]",
+    params:
+        cmd=lambda wildcards, input, output: notebook_cmd(
+            input.notebook, output.executed, target_id=wildcards.target, table_csv=input.table,
+            summary_csv=input.summary, paper_dir=os.path.dirname(input.paper),
+            markdown=output.markdown, verdict=output.verdict,
+        ),
+    log:
+        "results/logs/notebooks/{target}.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.cmd} > {log} 2>&1"
+
+
+if enabled("hashing"):
+    ALL_TARGETS.extend(hashing_wf.verdicts(HASH_CFG))
