@@ -136,6 +136,17 @@ def test_conditional_probability_estimate_agrees_with_indicators_and_is_reproduc
     assert table.loc[0, "n_sims"] == 300 and table.loc[0, "coverage"] == df["coverage"].mean()
 
 
+def test_wilson_interval_matches_statsmodels():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from boostcm.conformal.simulation import wilson_interval
+
+    for k, n in ((0, 5), (5, 5), (90, 100), (449, 500)):
+        lo, hi = wilson_interval(k, n, 0.99)
+        ref = proportion_confint(k, n, alpha=0.01, method="wilson")
+        assert np.allclose([lo, hi], ref)
+
+
 # ---------------------------------------------------------------- variants
 
 def test_rank_one_out_matches_brute_force():

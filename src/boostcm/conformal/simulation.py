@@ -95,9 +95,20 @@ def simulate_coverage(process: str, param: float, model: str, sims, *, seed: int
     return df
 
 
+def wilson_interval(k, n, level: float = 0.99):
+    """Wilson score interval for a binomial proportion k / n (sensible also at k = 0 or k = n)."""
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    z = norm.ppf(0.5 + level / 2.0)
+    phat = k / n
+    centre = (phat + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
 def aggregate_coverage(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (process, param, model): number of simulations, 0/1 coverage with its binomial standard
-    error, the conditional-probability estimate with its standard error, and the mean width."""
+    """Per (process, param, model): number of simulations, 0/1 coverage with its standard error and
+    99% Wilson interval (n_test = 1), the conditional-probability estimate with its standard error,
+    and the mean width."""
     if df.empty:
         raise ValueError("no simulation results to aggregate")
     g = df.groupby(["process", "param", "model"], sort=True)
@@ -106,4 +117,6 @@ def aggregate_coverage(df: pd.DataFrame) -> pd.DataFrame:
                 conditional_sd=("conditional_probability", "std"), width=("width", "mean")).reset_index()
     out["coverage_se"] = out["coverage_sd"].fillna(0.0) / np.sqrt(out["n_sims"])
     out["conditional_se"] = out["conditional_sd"].fillna(0.0) / np.sqrt(out["n_sims"])
+    lo, hi = wilson_interval(np.round(out["coverage"] * out["n_sims"]), out["n_sims"], 0.99)
+    out["coverage_ci99_low"], out["coverage_ci99_high"] = lo, hi
     return out.drop(columns=["coverage_sd", "conditional_sd"])
