@@ -16,6 +16,7 @@ from .pairs import matching_pairs
 
 DENSE_MAX_RECORDS = 30_000  # bitset of N(N-1)/2 bits <= 56 MB
 MAX_PAIRS_PER_TABLE = 300_000_000
+PENDING_MERGE = 20_000_000  # pair codes buffered before a merge
 
 
 class BlockingEvaluator:
@@ -34,7 +35,9 @@ class BlockingEvaluator:
             self._bits = np.zeros((self.n_universe + 63) // 64, dtype=np.uint64)
             self._count = 0
         else:
-            self._codes = np.empty(0, dtype=np.int64)
+            self._codes = np.empty(0, dtype=np.int64)  # sorted distinct pair codes i * n + j
+            self._pending: list[np.ndarray] = []  # per-table codes not yet merged
+            self._pending_size = 0
         self.n_tables = 0
 
     def add_table(self, keys) -> None:
@@ -55,18 +58,31 @@ class BlockingEvaluator:
                                  f"{MAX_PAIRS_PER_TABLE}); use more bits per table")
             codes = np.empty(total, dtype=np.int64)
             _emit_pair_codes(order, starts, self.n, codes)
-            self._codes = np.union1d(self._codes, codes)
+            self._pending.append(codes)
+            self._pending_size += total
+            if self._pending_size > max(PENDING_MERGE, self._codes.shape[0]):
+                self._merge()
         self.n_tables += 1
+
+    def _merge(self) -> None:
+        """Fold the pending per-table codes into the sorted distinct codes (one sort)."""
+        if self._pending:
+            self._codes = np.unique(np.concatenate([self._codes, *self._pending]))
+            self._pending, self._pending_size = [], 0
 
     @property
     def n_candidates(self) -> int:
-        return int(self._count) if self.dense else int(self._codes.shape[0])
+        if self.dense:
+            return int(self._count)
+        self._merge()
+        return int(self._codes.shape[0])
 
     def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct candidate pairs (i < j); decoded from the store."""
         if self.dense:
             idx = _set_bit_indices(self._bits, self.n_universe)
             return _decode_triangular(idx, self.n)
+        self._merge()
         return self._codes // self.n, self._codes % self.n
 
     def summary(self) -> dict:
