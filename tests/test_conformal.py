@@ -136,6 +136,18 @@ def test_conditional_probability_estimate_agrees_with_indicators_and_is_reproduc
     assert table.loc[0, "n_sims"] == 300 and table.loc[0, "coverage"] == df["coverage"].mean()
 
 
+def test_chunks_cover_every_simulation_once():
+    from boostcm.conformal.simulation import chunk_ranges, n_sims_for
+
+    for n, size in ((0, 5), (10, 5), (11, 5), (3, 10)):
+        sims = [s for first, count in chunk_ranges(n, size) for s in range(first, first + count)]
+        assert sims == list(range(n))
+    assert n_sims_for({"boosting": 7}, "boosting") == 7 and n_sims_for({"boosting": 7}, "forest") == 0
+    assert n_sims_for(12, "network") == 12
+    with pytest.raises(ValueError, match="chunk_size"):
+        chunk_ranges(10, 0)
+
+
 def test_wilson_interval_matches_statsmodels():
     from statsmodels.stats.proportion import proportion_confint
 

@@ -1,30 +1,13 @@
 # CP-F1.1 (AR(1)) and CP-F4.1 (two-state HMM): marginal coverage of split CQR by Monte Carlo.
 # One job = one chunk of simulations for one (process, parameter, model); an aggregation rule makes
 # the target's table; a papermill notebook draws the figure and writes the verdict.
-from boostcm.conformal.simulation import format_param
+from boostcm.conformal.simulation import chunk_ranges, format_param, n_sims_for
 
 CP_SIM_TARGETS = {"CP-F1.1": ("ar1", "ar1_lambdas"), "CP-F4.1": ("hmm", "hmm_ps")}
-
-
-def cp_n_sims(model):
-    n = config["conformal"]["n_sims"]
-    return int(n.get(model, 0)) if isinstance(n, dict) else int(n)
-
-
-def cp_chunks(model):
-    """(chunk id, first simulation, count) covering range(n_sims(model))."""
-    size, n = config["conformal"]["chunk_size"], cp_n_sims(model)
-    return [(c, first, min(size, n - first)) for c, first in enumerate(range(0, n, size))]
-
-
-def cp_chunk_files(target):
-    process, grid_key = CP_SIM_TARGETS[target]
-    return [
-        f"results/conformal/sims/{process}/{model}/{format_param(v)}/chunk{c}.parquet"
-        for model in config["conformal"]["models"]
-        for v in config["conformal"][grid_key]
-        for c, _, _ in cp_chunks(model)
-    ]
+CP = config.get("conformal", {})
+CP_CHUNKS = {
+    m: chunk_ranges(n_sims_for(CP["n_sims"], m), CP["chunk_size"]) for m in CP.get("models", [])
+} if CP.get("enabled") else {}
 
 
 rule conformal_simulate_chunk:
@@ -35,10 +18,11 @@ rule conformal_simulate_chunk:
         model="boosting|forest|network",
         chunk=r"\d+",
     params:
-        first=lambda wc: cp_chunks(wc.model)[int(wc.chunk)][1],
-        n_sims=lambda wc: cp_chunks(wc.model)[int(wc.chunk)][2],
-        cp=config.get("conformal", {}),
-        fsc=lambda wc: "--finite-sample-correction" if config["conformal"]["finite_sample_correction"] else "",
+        first=lambda wc: CP_CHUNKS[wc.model][int(wc.chunk)][0],
+        n_sims=lambda wc: CP_CHUNKS[wc.model][int(wc.chunk)][1],
+        seed=SEED,
+        cp=CP,
+        fsc="--finite-sample-correction" if CP.get("finite_sample_correction") else "",
     threads: 1
     log:
         "results/logs/conformal/sims/{process}/{model}/{param}/chunk{chunk}.log",
@@ -47,14 +31,19 @@ rule conformal_simulate_chunk:
     shell:
         "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
         " python -m boostcm.conformal.cli simulate --process {wildcards.process} --param {wildcards.param}"
-        " --model {wildcards.model} --first {params.first} --count {params.n_sims} --seed {SEED}"
+        " --model {wildcards.model} --first {params.first} --count {params.n_sims} --seed {params.seed}"
         " --n-lags {params.cp[n_lags]} --n-train {params.cp[n_train]} --n-cal {params.cp[n_cal]}"
         " --n-test {params.cp[n_test]} --alpha {params.cp[alpha]} {params.fsc} --out {output} > {log} 2>&1"
 
 
 rule conformal_coverage_table:
     input:
-        lambda wc: cp_chunk_files(wc.target),
+        lambda wc: [
+            f"results/conformal/sims/{CP_SIM_TARGETS[wc.target][0]}/{m}/{format_param(v)}/chunk{c}.parquet"
+            for m in CP["models"]
+            for v in CP[CP_SIM_TARGETS[wc.target][1]]
+            for c in range(len(CP_CHUNKS[m]))
+        ],
     output:
         "results/tables/{target}.csv",
     wildcard_constraints:
@@ -80,7 +69,7 @@ rule conformal_coverage_notebook:
     params:
         cmd=lambda wc, input, output: notebook_cmd(
             input.notebook, output.executed, target_id=wc.target, table_csv=input.table,
-            figure=output.figure, verdict=output.verdict, alpha=config["conformal"]["alpha"],
+            figure=output.figure, verdict=output.verdict, alpha=CP["alpha"], n_cal=CP["n_cal"],
         ),
     log:
         "results/logs/notebooks/{target}.log",

@@ -28,6 +28,18 @@ from .split import split_cqr
 PROCESSES = ("ar1", "hmm")
 
 
+def n_sims_for(n_sims, model: str) -> int:
+    """Simulations per grid point for `model`: config value `n_sims` is an int or a mapping model -> int."""
+    return int(n_sims.get(model, 0)) if isinstance(n_sims, dict) else int(n_sims)
+
+
+def chunk_ranges(n_sims: int, chunk_size: int) -> list[tuple[int, int]]:
+    """(first simulation, count) of each job's chunk covering range(n_sims)."""
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    return [(first, min(chunk_size, n_sims - first)) for first in range(0, n_sims, chunk_size)]
+
+
 def format_param(value) -> str:
     """Canonical text of a grid value (used in file names and random-stream keys): repr of the float."""
     return repr(float(value))
