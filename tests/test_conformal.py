@@ -361,3 +361,23 @@ def test_clear_errors_on_bad_input():
         make_quantile_model("svm")
     with pytest.raises(ValueError, match="not fitted"):
         make_quantile_model("network").predict_interval(X)
+
+
+def test_cli_simulate_and_aggregate(tmp_path):
+    import pandas as pd
+
+    from boostcm._io import read_parquet_metadata
+    from boostcm.conformal.cli import main
+
+    out = tmp_path / "chunk.parquet"
+    args = ["simulate", "--process", "hmm", "--param", "0.3", "--model", "boosting", "--first", "4", "--count", "3",
+            "--seed", "0", "--n-train", "80", "--n-cal", "20", "--out", str(out)]
+    assert main(args) == 0
+    df = pd.read_parquet(out)
+    assert df["sim"].tolist() == [4, 5, 6] and read_parquet_metadata(out)["n_train"] == 80
+    assert main(["aggregate", str(out), "--out", str(tmp_path / "t.csv")]) == 0
+    assert pd.read_csv(tmp_path / "t.csv")["n_sims"].tolist() == [3]
+    assert main(["aggregate", "--out", str(tmp_path / "empty.csv")]) == 1
+    assert not (tmp_path / "empty.csv").exists()
+    assert main(args[:-2] + ["--alpha", "1.5", "--out", str(tmp_path / "bad.parquet")]) == 1
+    assert not (tmp_path / "bad.parquet").exists()
