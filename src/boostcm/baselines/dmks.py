@@ -7,7 +7,8 @@ One IMO sweep fixes the current KS-optimal cutoff c and, for k = 1..p in turn, m
 g over beta_k exactly with the other coefficients fixed: with a_i = s_i - beta_k x_ik, point i is
 counted iff a_i + beta_k x_ik <= c, i.e. beta_k <= t_i (x_ik > 0) or beta_k >= t_i (x_ik < 0) with
 t_i = (c - a_i) / x_ik, so g is a step function of beta_k with breakpoints t_i, maximised by one
-sort (O(n log n) per coordinate). Each coordinate step cannot decrease g(., c); after the sweep
+sort (O(n log n) per coordinate); breakpoints are taken in floating point (the last float at which
+the predicate holds) so the sweep agrees exactly with direct evaluation. Each coordinate step cannot decrease g(., c); after the sweep
 beta is renormalised and the cutoff re-optimised, so KS never decreases across sweeps.
 Start: logistic-regression coefficients normalised to unit norm.
 """
@@ -50,6 +51,45 @@ def ks_with_cutoff(s, y):
 
 
 @numba.njit(cache=True)
+def _pred(ai, xi, c, b):
+    return ai + b * xi <= c
+
+
+@numba.njit(cache=True)
+def _float_breakpoint(ai, xi, c):
+    """The breakpoint of the floating-point predicate ai + b * xi <= c: the largest float b
+    satisfying it when xi > 0, the smallest when xi < 0 (near (c - ai) / xi), found by galloping
+    then bisection over floats, so the sweep below agrees exactly with direct evaluation."""
+    b0 = (c - ai) / xi
+    d = 1.0 if xi > 0 else -1.0  # direction in which the predicate eventually fails
+    # bracket: `good` satisfies the predicate, `bad` does not
+    step = max(abs(b0) * 1e-15, 1e-300)
+    if _pred(ai, xi, c, b0):
+        good = b0
+        bad = b0 + d * step
+        while _pred(ai, xi, c, bad):
+            good = bad
+            step *= 2.0
+            bad = good + d * step
+    else:
+        bad = b0
+        good = b0 - d * step
+        while not _pred(ai, xi, c, good):
+            bad = good
+            step *= 2.0
+            good = bad - d * step
+    for _ in range(2000):
+        mid = 0.5 * (good + bad)
+        if mid == good or mid == bad:
+            break
+        if _pred(ai, xi, c, mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+@numba.njit(cache=True)
 def marginal_step(a, xk, y, c, current):
     """Exact maximiser over b of g(b) = sum_i rho_i 1[a_i + b xk_i <= c], rho = 1/n0 (neg), -1/n1
     (pos). Returns (best b, g(best b), g(current)). Candidates: every breakpoint and the midpoint
@@ -78,7 +118,7 @@ def marginal_step(a, xk, y, c, current):
     base = const  # value at b -> -inf: all xk > 0 points are counted
     for i in range(n):
         if xk[i] != 0.0:
-            t[j] = (c - a[i]) / xk[i]
+            t[j] = _float_breakpoint(a[i], xk[i], c)
             if xk[i] > 0:
                 w_le[j] = rho[i]
                 w_ge[j] = 0.0
@@ -115,9 +155,11 @@ def marginal_step(a, xk, y, c, current):
             best_g = at_point
             best_b = tv
             best_open = False
-        if after > best_g + 1e-12 or (after > best_g - 1e-12 and not best_open):
+        mid = 0.5 * (tv + t[order[jj]]) if jj < m else tv + (abs(tv) + 1.0)
+        nonempty = jj == m or (tv < mid < t[order[jj]])  # adjacent floats: no point in between
+        if nonempty and (after > best_g + 1e-12 or (after > best_g - 1e-12 and not best_open)):
             best_g = max(best_g, after)
-            best_b = 0.5 * (tv + t[order[jj]]) if jj < m else tv + (abs(tv) + 1.0)
+            best_b = mid
             best_open = True
         val = after
         i = jj

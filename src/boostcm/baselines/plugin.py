@@ -98,7 +98,7 @@ class PluginLogistic(ScoringClassifier):
         lr = LogisticRegression(C=self.C, max_iter=self.max_iter).fit(X_est, y_est)
         eta_thr = lr.predict_proba(X_thr)[:, 1]
         delta, value = best_threshold(eta_thr, y_thr, metric)
-        self.threshold_fold_ = (X_thr, y_thr)
+        self.threshold_fold_ = (eta_thr, y_thr)  # held-out probabilities and labels
         self.threshold_metric_ = value
         self.model_ = LogisticRegression(C=self.C, max_iter=self.max_iter).fit(X, y) if self.refit else lr
         return delta

@@ -1,0 +1,199 @@
+"""TopPush (Li, Jin & Zhou 2014, "Top rank optimization in linear time").
+
+Primal, linear scorer w, m positives x_i^+, n negatives x_j^-:
+
+    min_w  lambda/2 ||w||^2 + (1/m) sum_i l( max_j w.x_j^- - w.x_i^+ ),   l(z) = [1 + z]_+^2.
+
+Dual (the paper's eq. solved by TopPush), with l*(a) = a^2/4 - a:
+
+    min_{alpha, beta} g = 1/(2 lambda m) ||alpha^T X+ - beta^T X-||^2 + sum_i (alpha_i^2/4 - alpha_i)
+    s.t. alpha >= 0, beta >= 0, sum alpha = sum beta,
+
+and w = (alpha^T X+ - beta^T X-) / (lambda m). Solved by Nesterov's accelerated projected gradient
+with backtracking on the Lipschitz constant; the Euclidean projection onto the feasible set is
+alpha = [a - rho]_+, beta = [b + rho]_+ with the scalar rho solving the piecewise-linear
+equation sum [a - rho]_+ = sum [b + rho]_+ (safeguarded Newton steps, warm-started).
+Stopping rule: duality gap m * primal(w(alpha, beta)) + dual <= tol * max(1, |dual|).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ._base import ScoringClassifier, rate_threshold
+
+
+@numba.njit(cache=True)
+def _phi_and_slope(a, b, r):
+    """phi(r) = sum [a - r]_+ - sum [b + r]_+ and the number of active terms (-slope)."""
+    s = 0.0
+    cnt = 0
+    for i in range(a.shape[0]):
+        if a[i] > r:
+            s += a[i] - r
+            cnt += 1
+    for j in range(b.shape[0]):
+        if b[j] + r > 0:
+            s -= b[j] + r
+            cnt += 1
+    return s, cnt
+
+
+@numba.njit(cache=True)
+def project_balanced_simplex(a, b, rho0=0.0):
+    """Euclidean projection of (a, b) onto {alpha >= 0, beta >= 0, sum alpha = sum beta}:
+    alpha = [a - rho]_+, beta = [b + rho]_+ with phi(rho) = sum alpha - sum beta = 0. phi is
+    continuous, non-increasing and piecewise linear, so Newton steps from the warm start rho0,
+    safeguarded by bisection on a bracket, reach the exact root once on the right piece.
+    Returns (alpha, beta, rho)."""
+    lo = min(np.min(a), -np.max(b)) - 1.0  # phi(lo) > 0
+    hi = max(np.max(a), -np.min(b)) + 1.0  # phi(hi) < 0
+    rho = rho0 if lo < rho0 < hi else 0.5 * (lo + hi)
+    for _ in range(200):
+        f, cnt = _phi_and_slope(a, b, rho)
+        if f == 0.0:
+            break
+        if f > 0.0:
+            lo = rho
+        else:
+            hi = rho
+        if hi - lo <= 1e-15 * max(1.0, abs(lo), abs(hi)):
+            break
+        nxt = rho + f / cnt if cnt > 0 else 0.5 * (lo + hi)
+        rho = nxt if lo < nxt < hi else 0.5 * (lo + hi)
+    return np.maximum(a - rho, 0.0), np.maximum(b + rho, 0.0), rho
+
+
+@numba.njit(cache=True)
+def _dual_value(Xp, Xn, al, be, lm):
+    v = Xp.T @ al - Xn.T @ be
+    f = (v @ v) / (2.0 * lm)
+    for i in range(al.shape[0]):
+        f += al[i] * al[i] / 4.0 - al[i]
+    return v, f
+
+
+@numba.njit(cache=True)
+def _primal_times_m(Xp, Xn, w, lam):
+    """m * primal objective at w: lambda m/2 ||w||^2 + sum_i [1 + max_j w.x_j^- - w.x_i^+]_+^2."""
+    m = Xp.shape[0]
+    top = np.max(Xn @ w)
+    sp = Xp @ w
+    val = 0.5 * lam * m * (w @ w)
+    for i in range(m):
+        z = 1.0 + top - sp[i]
+        if z > 0:
+            val += z * z
+    return val
+
+
+@numba.njit(cache=True)
+def _toppush_apg(Xp, Xn, lam, max_iter, tol):
+    """Nesterov's accelerated projected gradient on the TopPush dual, backtracking on the
+    Lipschitz constant and restarting the momentum whenever the objective increases."""
+    m = Xp.shape[0]
+    lm = lam * m
+    al = np.zeros(m)
+    be = np.zeros(Xn.shape[0])
+    _, f_prev = _dual_value(Xp, Xn, al, be, lm)
+    al_s = al.copy()
+    be_s = be.copy()
+    t = 1.0
+    L = 1.0
+    rho = 0.0
+    it_done = 0
+    for it in range(max_iter):
+        v_s, f_s = _dual_value(Xp, Xn, al_s, be_s, lm)
+        ga = Xp @ v_s / lm + al_s / 2.0 - 1.0
+        gb = -(Xn @ v_s) / lm
+        while True:
+            al_n, be_n, rho = project_balanced_simplex(al_s - ga / L, be_s - gb / L, rho)
+            da = al_n - al_s
+            db = be_n - be_s
+            _, f_n = _dual_value(Xp, Xn, al_n, be_n, lm)
+            quad = f_s + ga @ da + gb @ db + 0.5 * L * (da @ da + db @ db)
+            if f_n <= quad + 1e-12 * max(1.0, abs(f_s)):
+                break
+            L *= 2.0
+        it_done = it + 1
+        if f_n > f_prev:  # restart from the last accepted iterate
+            al_s = al.copy()
+            be_s = be.copy()
+            t = 1.0
+            continue
+        t_n = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+        mom = (t - 1.0) / t_n
+        al_s = al_n + mom * (al_n - al)
+        be_s = be_n + mom * (be_n - be)
+        al = al_n
+        be = be_n
+        f_prev = f_n
+        converged = False
+        if it % 10 == 0:  # duality gap: m * primal(w(alpha, beta)) + dual >= 0
+            v = Xp.T @ al - Xn.T @ be
+            gap = _primal_times_m(Xp, Xn, v / lm, lam) + f_n
+            converged = gap <= tol * max(1.0, abs(f_n))
+        t = t_n
+        L = max(L / 1.5, 1e-12)
+        if converged:
+            break
+    return al, be, f_prev, it_done
+
+
+class TopPush(ScoringClassifier):
+    """TopPush linear ranker (lambda = 0.001 in the ExactBoost comparison).
+
+    Parameters
+    ----------
+    lam : float
+        L2 regularisation lambda of the primal.
+    max_iter : int
+        Maximum accelerated-gradient iterations.
+    tol : float
+        Stop when the duality gap (checked every 10 iterations) is below tol * max(1, |dual|).
+    standardize : bool
+        Solve on z-scored features (scores mapped back to raw features). With lambda = 0.001 the
+        minimiser is nearly invariant to per-feature scaling, while raw features of scale 10^2
+        (svmguide1) make the dual so ill-conditioned that 10^4 iterations do not converge.
+    """
+
+    def __init__(self, lam: float = 1e-3, max_iter: int = 10000, tol: float = 1e-4,
+                 standardize: bool = True):
+        self.lam = lam
+        self.standardize = standardize
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _fit(self, X, y):
+        if not self.lam > 0:
+            raise ValueError(f"lam must be > 0, got {self.lam}")
+        if self.standardize:
+            mu, sd = X.mean(axis=0), X.std(axis=0)
+            sd[sd == 0] = 1.0
+        else:
+            mu, sd = np.zeros(X.shape[1]), np.ones(X.shape[1])
+        self.mean_, self.scale_ = mu, sd
+        Z = (X - mu) / sd
+        Xp = np.ascontiguousarray(Z[y == 1])
+        Xn = np.ascontiguousarray(Z[y == 0])
+        al, be, f, it = _toppush_apg(Xp, Xn, float(self.lam), int(self.max_iter), float(self.tol))
+        self.alpha_, self.beta_ = al, be
+        self.dual_objective_ = float(f)
+        self.n_iter_ = int(it)
+        self.w_ = (al @ Xp - be @ Xn) / (self.lam * Xp.shape[0])  # weights on the scaled features
+        self.coef_ = self.w_ / sd
+        self.offset_ = -float(mu @ self.coef_)
+        return rate_threshold(self._raw_score(X), y.mean())
+
+    def _raw_score(self, X):
+        return X @ self.coef_ + self.offset_
+
+    def primal_objective(self, X, y) -> float:
+        """lambda/2 ||w||^2 + (1/m) sum_i [1 + max_j w.x_j^- - w.x_i^+]_+^2 at the fitted w
+        (w acting on the scaled features, as optimised)."""
+        w = self.w_
+        s = ((np.asarray(X) - self.mean_) / self.scale_) @ w
+        y = np.asarray(y)
+        z = 1.0 + s[y == 0].max() - s[y == 1]
+        return float(0.5 * self.lam * w @ w + np.mean(np.maximum(z, 0.0) ** 2))
