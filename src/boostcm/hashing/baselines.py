@@ -53,13 +53,22 @@ def tlsh_blocks(signatures: np.ndarray, bands: int = 22, max_block_size: int = 1
     a, c = ev.candidate_pairs()
     if a.size == 0:
         return np.arange(n, dtype=np.int64)
-    graph = ig.Graph(n=n, edges=np.column_stack([a, c]).tolist(), directed=False)
+    graph = ig.Graph(n=n, edges=np.column_stack([a, c]), directed=False)
     dendrogram = graph.community_fastgreedy()
     count = dendrogram.optimal_count
     clustering = dendrogram.as_clustering(count)
-    while max(clustering.sizes()) > max_block_size and count < n:
-        count += 1
-        clustering = dendrogram.as_clustering(count)
+    if max(clustering.sizes()) > max_block_size:
+        # R's loop adds one community at a time until no block exceeds the limit; cutting the
+        # dendrogram finer only splits blocks, so the largest size is monotone in the count and
+        # bisection finds the same (smallest) count.
+        lo, hi = count, n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if max(dendrogram.as_clustering(mid).sizes()) > max_block_size:
+                lo = mid + 1
+            else:
+                hi = mid
+        clustering = dendrogram.as_clustering(lo)
     return np.asarray(clustering.membership, dtype=np.int64)
 
 

@@ -50,35 +50,28 @@ class StumpEnsemble:
         return float(np.prod(2.0 * np.sqrt(e * (1.0 - e))))
 
 
-@nb.njit(cache=True, parallel=True)
-def _best_stumps(lo_sorted_vals, ev_order, c, w_neg):
+@nb.njit(cache=True)
+def _best_stumps(sorted_vals, ev_pair, ev_sign, group_end, c, w_neg):
     """Per feature: minimum over thresholds of eps(xi) and the minimising xi.
 
-    ev_order[j] lists the 2n endpoint events of feature j sorted by value (event e < n is the lower
-    end of pair e, e >= n the upper end of pair e - n); lo_sorted_vals[j] their sorted values.
+    Row j lists the 2n pair endpoints of feature j sorted by value: ev_pair = the pair, ev_sign =
+    +1 at its lower end and -1 at its upper end, group_end = last event of a run of equal values.
+    After the run ending at value v, w_neg + s is the error of the stump with threshold xi = v.
     """
-    d, two_n = ev_order.shape
-    n = two_n // 2
+    d, two_n = ev_pair.shape
     best_err = np.empty(d)
     best_thr = np.empty(d)
-    for j in nb.prange(d):
+    for j in range(d):
         s = 0.0
         b_err = w_neg
         b_thr = np.inf
-        e = 0
-        while e < two_n:
-            v = lo_sorted_vals[j, e]
-            while e < two_n and lo_sorted_vals[j, e] == v:
-                ev = ev_order[j, e]
-                if ev < n:
-                    s += c[ev]
-                else:
-                    s -= c[ev - n]
-                e += 1
-            err = w_neg + s
-            if err < b_err - 1e-15:
-                b_err = err
-                b_thr = v
+        for e in range(two_n):
+            s += ev_sign[j, e] * c[ev_pair[j, e]]
+            if group_end[j, e]:
+                err = w_neg + s
+                if err < b_err - 1e-15:
+                    b_err = err
+                    b_thr = sorted_vals[j, e]
         best_err[j] = b_err
         best_thr[j] = b_thr
     return best_err, best_thr
@@ -107,8 +100,12 @@ def fit_pair_boost(XA, XB, y, n_rounds: int) -> StumpEnsemble:
     lo = np.minimum(XA, XB).T  # (d, n)
     hi = np.maximum(XA, XB).T
     vals = np.concatenate([lo, hi], axis=1)
-    ev_order = np.argsort(vals, axis=1, kind="stable").astype(np.int64)
-    sorted_vals = np.take_along_axis(vals, ev_order, axis=1)
+    ev_order = np.argsort(vals, axis=1, kind="stable")
+    sorted_vals = np.ascontiguousarray(np.take_along_axis(vals, ev_order, axis=1))
+    ev_pair = np.ascontiguousarray(ev_order % n)
+    ev_sign = np.where(ev_order < n, 1.0, -1.0)
+    group_end = np.ones_like(sorted_vals, dtype=np.bool_)
+    group_end[:, :-1] = sorted_vals[:, 1:] != sorted_vals[:, :-1]
     yf = y.astype(np.float64)
     Q = np.full(n, 1.0 / n)
     feats, thrs, alphas, errs = [], [], [], []
@@ -116,7 +113,7 @@ def fit_pair_boost(XA, XB, y, n_rounds: int) -> StumpEnsemble:
     for _ in range(int(n_rounds)):
         c = Q * yf
         w_neg = float(Q[yf < 0].sum())
-        err_j, thr_j = _best_stumps(sorted_vals, ev_order, c, w_neg)
+        err_j, thr_j = _best_stumps(sorted_vals, ev_pair, ev_sign, group_end, c, w_neg)
         j = int(np.argmin(err_j))
         eps = float(err_j[j])
         if eps >= 0.5 - 1e-12:

@@ -72,14 +72,18 @@ def _check_features(X, features) -> np.ndarray:
     return np.ascontiguousarray(X)
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True)
 def _pack_bits(X, feats, thrs):
+    # serial on purpose: one pass over X is memory-bound and numba's thread launch costs more
     n = X.shape[0]
     k = feats.shape[0]
     n_words = (k + 63) // 64
     out = np.zeros((n, n_words), dtype=np.uint64)
-    for i in nb.prange(n):
-        for b in range(k):
-            if X[i, feats[b]] <= thrs[b]:
-                out[i, b // 64] |= np.uint64(1) << np.uint64(b % 64)
+    for i in range(n):
+        for w in range(n_words):
+            acc = np.uint64(0)
+            for b in range(w * 64, min(k, (w + 1) * 64)):
+                if X[i, feats[b]] <= thrs[b]:
+                    acc |= np.uint64(1) << np.uint64(b - w * 64)
+            out[i, w] = acc
     return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .pairs import matching_pairs
+from .pairs import matching_pairs, sorted_unique
 
 DENSE_MAX_RECORDS = 30_000  # bitset of N(N-1)/2 bits <= 56 MB
 MAX_PAIRS_PER_TABLE = 300_000_000
@@ -67,7 +67,7 @@ class BlockingEvaluator:
     def _merge(self) -> None:
         """Fold the pending per-table codes into the sorted distinct codes (one sort)."""
         if self._pending:
-            self._codes = np.unique(np.concatenate([self._codes, *self._pending]))
+            self._codes = sorted_unique(np.concatenate([self._codes, *self._pending]))
             self._pending, self._pending_size = [], 0
 
     @property

@@ -8,6 +8,18 @@ import pandas as pd
 from .vectorize import ENTITY_COLUMN
 
 
+def sorted_unique(a: np.ndarray) -> np.ndarray:
+    """Sorted distinct values of a 1-D array by one sort (numpy's hash-based np.unique is very
+    slow on millions of distinct int64 values)."""
+    s = np.sort(np.asarray(a), kind="stable")
+    if s.size == 0:
+        return s
+    keep = np.empty(s.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
+
+
 def entity_codes(entity_ids) -> np.ndarray:
     """Entity ids (any hashable labels) as int64 codes 0..E-1; rejects empty input or missing ids."""
     ids = pd.Series(entity_ids) if not isinstance(entity_ids, pd.Series) else entity_ids
@@ -56,7 +68,7 @@ def split_by_entity(entity: np.ndarray, train_fraction: float,
     if not 0.0 < float(train_fraction) < 1.0:
         raise ValueError(f"train_fraction must lie strictly between 0 and 1, got {train_fraction}")
     entity = np.asarray(entity, dtype=np.int64)
-    uniq = np.unique(entity)
+    uniq = sorted_unique(entity)
     n_train = int(round(train_fraction * uniq.size))
     if n_train < 1 or n_train >= uniq.size:
         raise ValueError(f"train_fraction={train_fraction} leaves an empty side ({uniq.size} entities)")
@@ -82,7 +94,7 @@ def sample_training_pairs(entity: np.ndarray, n_pairs: int,
     pos_a, pos_b = matching_pairs(entity)
     if pos_a.size == 0:
         raise ValueError("the training records contain no matching pair (no duplicates)")
-    if np.unique(entity).size < 2:
+    if sorted_unique(entity).size < 2:
         raise ValueError("the training records contain no non-matching pair (one entity)")
     y = np.where(rng.random(n_pairs) < 0.5, 1, -1).astype(np.int64)
     a = np.empty(n_pairs, np.int64)

@@ -7,9 +7,14 @@ import json
 METHODS = ("ours", "tlsh", "klsh")
 
 
-def seed_chunks(cfg: dict) -> list[str]:
+def dataset_setting(cfg: dict, dataset: str, key: str):
+    """A per-dataset override (datasets.<name>.<key>) or the section-wide value."""
+    return cfg["datasets"][dataset].get(key, cfg[key])
+
+
+def seed_chunks(cfg: dict, dataset: str) -> list[str]:
     """Seed ranges "lo-hi" of `seed_chunk` seeds covering 0..seeds-1."""
-    n, step = int(cfg["seeds"]), int(cfg["seed_chunk"])
+    n, step = int(cfg["seeds"]), int(dataset_setting(cfg, dataset, "seed_chunk"))
     return [f"{lo}-{min(lo + step, n) - 1}" for lo in range(0, n, step)]
 
 
@@ -27,9 +32,9 @@ def job_outputs(cfg: dict, dataset: str) -> list[str]:
     return [
         f"results/hashing/{dataset}/{method}/shingle{shingle}_seeds{chunk}.parquet"
         for method in METHODS
-        for shingle in cfg["shingles"]
+        for shingle in dataset_setting(cfg, dataset, "shingles")
         if not (method == "tlsh" and shingle in skip)
-        for chunk in seed_chunks(cfg)
+        for chunk in seed_chunks(cfg, dataset)
     ]
 
 
