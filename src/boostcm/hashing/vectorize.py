@@ -40,12 +40,27 @@ def record_strings(records: pd.DataFrame, fields: list[str] | None = None) -> li
         raise ValueError(f"fields not in the records: {missing}")
     if not fields:
         raise ValueError("no fields to build record strings from")
-    columns = [records[f].map(_format_value).to_numpy(dtype=object) for f in fields]
-    out = []
-    for i in range(len(records)):
-        parts = [col[i] for col in columns if col[i]]
-        out.append(" ".join(parts).lower())
-    return out
+    columns = [_field_strings(records[f]) for f in fields]
+    return [" ".join([p for p in parts if p]).lower() for parts in zip(*columns)]
+
+
+def _field_strings(col: pd.Series) -> list[str]:
+    """One field as strings: '' when missing, integral numbers without '.0', text stripped."""
+    missing = col.isna().to_numpy()
+    if col.dtype.kind in "iu":
+        out = col.astype(str)
+    elif col.dtype.kind == "f":
+        vals = col.to_numpy()
+        integral = np.isfinite(vals) & (np.floor(vals) == vals)
+        out = pd.Series(np.where(integral, np.where(integral, vals, 0).astype(np.int64).astype(str),
+                                 vals.astype(str)), index=col.index)
+    elif pd.api.types.infer_dtype(col, skipna=True) in ("string", "empty"):
+        out = col.astype(str)
+    else:
+        out = col.map(_format_value)
+    out = out.astype(str).str.strip().to_numpy(dtype=object)
+    out[missing] = ""
+    return out.tolist()
 
 
 def _format_value(v) -> str:
