@@ -11,8 +11,15 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from boostcm.baselines import (
-    DMKS, AccuracyAtTheTop, PluginLogistic, QuantileSurrogate, RankBoost, SVMPerf, TopPush,
-    quantile_estimate, quantile_weights,
+    DMKS,
+    AccuracyAtTheTop,
+    PluginLogistic,
+    QuantileSurrogate,
+    RankBoost,
+    SVMPerf,
+    TopPush,
+    quantile_estimate,
+    quantile_weights,
 )
 from boostcm.baselines.dmks import marginal_step
 from boostcm.baselines.quantile import quantile_loss_and_grad

@@ -31,16 +31,8 @@ _SQRT_2PI = np.sqrt(2.0 * np.pi)
 
 
 def _tie_ranks(s_sorted: np.ndarray) -> np.ndarray:
-    """1-based i* = max{j : s_(j) = s_(i)} for sorted scores."""
-    n = s_sorted.shape[0]
-    last = np.empty(n, dtype=np.int64)
-    # index of the last element of each tie block
-    ends = np.flatnonzero(np.diff(s_sorted) != 0)
-    block_end = np.concatenate([ends, [n - 1]])
-    starts = np.concatenate([[0], ends + 1])
-    for st, en in zip(starts, block_end):
-        last[st : en + 1] = en + 1
-    return last
+    """1-based i* = max{j : s_(j) = s_(i)} for sorted scores (= number of scores <= s_(i))."""
+    return np.searchsorted(s_sorted, s_sorted, side="right")
 
 
 def quantile_weights(s, c: float, estimator: str = "kernel", h: float = 0.05) -> np.ndarray:
