@@ -74,12 +74,14 @@ rule conformal_bounds_f42b_notebook:
         table="results/tables/CP-F4.2b.csv",
         verdict="results/verdicts/CP-F4.2b.json",
     params:
-        cmd=lambda wildcards, input, output: notebook_cmd(
-            input.notebook, output.executed, alpha=CB.get("alpha", 0.1), n_lags=CB.get("n_lags", 11),
-            n_train=CB_B["n_train"], n_cal=CB_B["n_cal"], n_test=CB_B["n_test"],
-            delta_cal=CB_B.get("delta_cal", 0.005), delta_test=CB_B.get("delta_test", 0.005),
-            one_minus_p=_cb_json(_cb_levels(CB_B)), runs_parquet=input.runs, table_csv=output.table,
-            figure=output.figure, verdict=output.verdict,
+        # a static string (not a function), so that a change of settings re-runs the notebook
+        cmd=notebook_cmd(
+            "notebooks/CP-F4.2b.ipynb", "results/notebooks/CP-F4.2b.ipynb", alpha=CB.get("alpha", 0.1),
+            n_lags=CB.get("n_lags", 11), n_train=CB_B.get("n_train"), n_cal=CB_B.get("n_cal"),
+            n_test=CB_B.get("n_test"), delta_cal=CB_B.get("delta_cal", 0.005),
+            delta_test=CB_B.get("delta_test", 0.005), one_minus_p=_cb_json(_cb_levels(CB_B)),
+            runs_parquet=f"{CB_DIR}/CP-F4.2b_runs.parquet", table_csv="results/tables/CP-F4.2b.csv",
+            figure="results/figures/CP-F4.2b.png", verdict="results/verdicts/CP-F4.2b.json",
         ),
     log:
         "results/logs/notebooks/CP-F4.2b.log",
@@ -99,13 +101,14 @@ rule conformal_bounds_f42a_notebook:
         verdict="results/verdicts/CP-F4.2a.json",
     threads: 1
     params:
-        cmd=lambda wildcards, input, output: notebook_cmd(
-            input.notebook, output.executed, alpha=CB.get("alpha", 0.1), n_lags=CB.get("n_lags", 11),
-            n_cal_min=CB_A["n_cal_min"], n_cal_max=CB_A["n_cal_max"], n_cal_num=CB_A["n_cal_num"],
-            one_minus_p=_cb_json(_cb_levels(CB_A)), delta_min=CB_A.get("delta_min", 1e-4),
-            delta_max=CB_A.get("delta_max", 0.3), delta_num=CB_A.get("delta_num", 40),
-            fixed_delta=CB_A.get("fixed_delta", 0.01), table_csv=output.table, figure=output.figure,
-            verdict=output.verdict,
+        cmd=notebook_cmd(
+            "notebooks/CP-F4.2a.ipynb", "results/notebooks/CP-F4.2a.ipynb", alpha=CB.get("alpha", 0.1),
+            n_lags=CB.get("n_lags", 11), n_cal_min=CB_A.get("n_cal_min"), n_cal_max=CB_A.get("n_cal_max"),
+            n_cal_num=CB_A.get("n_cal_num"), one_minus_p=_cb_json(_cb_levels(CB_A)),
+            delta_min=CB_A.get("delta_min", 1e-4), delta_max=CB_A.get("delta_max", 0.3),
+            delta_num=CB_A.get("delta_num", 40), fixed_delta=CB_A.get("fixed_delta", 0.01),
+            table_csv="results/tables/CP-F4.2a.csv", figure="results/figures/CP-F4.2a.png",
+            verdict="results/verdicts/CP-F4.2a.json",
         ),
     log:
         "results/logs/notebooks/CP-F4.2a.log",
