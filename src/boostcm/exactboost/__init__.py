@@ -1,1 +1,10 @@
-"""boostcm.exactboost."""
+"""ExactBoost: boosting stumps on exact (margin-adjusted) AUC, KS and P@k losses.
+
+``fit_stump`` solves one round's stump problem (2.4) by interval arithmetic (greedy as the paper, or
+exact branch-and-bound); ``ExactBoostClassifier`` is Algorithm 2 as a scikit-learn estimator.
+Decisions on the documents' ambiguities: docs/exactboost.md.
+"""
+
+from .stump import Stump, fit_stump
+
+__all__ = ["Stump", "fit_stump"]

@@ -1,0 +1,237 @@
+"""One ExactBoost run (Algorithm 2, inner loop over rounds) as a single nogil numba kernel.
+
+Per round: sample ceil(colsample p) features and, per class, ceil(subsample n_c) rows without
+replacement; find the best stump of each sampled feature on the subsample (IA search); take the
+feature with the lowest subsample margin loss; form S' = S + stump on all rows, min-max normalise
+it, and keep the round only if the full-data margin loss of the normalised S' is not larger than
+that of the current S. The full-data score order is kept between rounds and updated by one merge
+(both sides of the threshold stay sorted), so no round sorts.
+
+Randomness comes from a splitmix64 stream seeded per run, so a run's result does not depend on
+which thread executes it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..metrics._kernels import VALUE, badness, sorted_runs
+from ._search import search
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+
+
+@njit(cache=True, nogil=True)
+def _next_u64(state):
+    z = state[0] + _GOLDEN
+    state[0] = z
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True, nogil=True)
+def _uniform(state):
+    return np.float64(_next_u64(state) >> _S11) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, nogil=True)
+def _below(state, n):
+    """Uniform integer in [0, n)."""
+    r = np.int64(_uniform(state) * n)
+    return r if r < n else n - 1
+
+
+@njit(cache=True, nogil=True)
+def _partial_shuffle(pool, take, state):
+    """Move a uniform random `take`-subset of `pool` to its front (partial Fisher-Yates)."""
+    n = pool.shape[0]
+    for i in range(take):
+        j = i + _below(state, n - i)
+        pool[i], pool[j] = pool[j], pool[i]
+
+
+@njit(cache=True, nogil=True)
+def _full_badness(metric, s, y, order, k, theta, vals, start, length, sbuf, ybuf, buf_neg, buf_pos):
+    n = s.shape[0]
+    for i in range(n):
+        sbuf[i] = s[order[i]]
+        ybuf[i] = y[order[i]]
+    sorted_runs(sbuf, ybuf, vals, start, length)
+    off_neg = np.zeros(3)
+    off_pos = np.zeros(3)
+    return badness(metric, vals, start, length, off_neg, off_pos, theta, k, VALUE, buf_neg, buf_pos)
+
+
+@njit(cache=True, nogil=True)
+def fit_run(Xt, y, s_init, metric, theta, mscale, n_rounds, p_sub, n1_sub, n0_sub, k_full,
+            k_sub, method, seed, random_init, out_feat, out_xi, out_a, out_b, out_lo, out_scale,
+            out_loss):
+    """Fit one run; fills the out_* arrays (one entry per round, out_feat = -1 when rejected)
+    and out_loss[t] = full-data margin badness after round t (out_loss[0]: initial scores)."""
+    p, n = Xt.shape
+    state = np.empty(1, np.uint64)
+    state[0] = np.uint64(seed)
+    s = np.empty(n)
+    if random_init:
+        for i in range(n):
+            s[i] = _uniform(state)
+    else:
+        for i in range(n):
+            s[i] = s_init[i]
+    order = np.argsort(s, kind="mergesort")
+    n1 = 0
+    for i in range(n):
+        n1 += y[i]
+    n0 = n - n1
+    pos_pool = np.empty(n1, np.int64)
+    neg_pool = np.empty(n0, np.int64)
+    a1 = 0
+    a0 = 0
+    for i in range(n):
+        if y[i] == 1:
+            pos_pool[a1] = i
+            a1 += 1
+        else:
+            neg_pool[a0] = i
+            a0 += 1
+    feat_pool = np.arange(p)
+    m = n1_sub + n0_sub
+    stamp = np.zeros(n, np.int64)
+    sub = np.empty(m, np.int64)
+    s_sub = np.empty(m)
+    y_sub = np.empty(m, np.int64)
+    x_sub = np.empty(m)
+    vals = np.empty(n)
+    start = np.zeros(6, np.int64)
+    length = np.zeros(6, np.int64)
+    sbuf = np.empty(n)
+    ybuf = np.empty(n, np.int64)
+    buf_neg = np.empty(n)
+    buf_pos = np.empty(n)
+    s_new = np.empty(n)
+    order_new = np.empty(n, np.int64)
+    cur = _full_badness(metric, s, y, order, k_full, theta, vals, start, length, sbuf, ybuf,
+                        buf_neg, buf_pos)
+    out_loss[0] = cur
+    for t in range(n_rounds):
+        _partial_shuffle(feat_pool, p_sub, state)
+        _partial_shuffle(pos_pool, n1_sub, state)
+        _partial_shuffle(neg_pool, n0_sub, state)
+        for i in range(n1_sub):
+            stamp[pos_pool[i]] = t + 1
+        for i in range(n0_sub):
+            stamp[neg_pool[i]] = t + 1
+        c = 0
+        for i in range(n):
+            j = order[i]
+            if stamp[j] == t + 1:
+                sub[c] = j
+                s_sub[c] = s[j]
+                y_sub[c] = y[j]
+                c += 1
+        best = np.iinfo(np.int64).max
+        bj = -1
+        bxi = 0.0
+        ba = 0.0
+        bb = 0.0
+        for f in range(p_sub):
+            j = feat_pool[f]
+            for i in range(m):
+                x_sub[i] = Xt[j, sub[i]]
+            bad, xi, a, b, _ = search(s_sub, x_sub, y_sub, theta, mscale, metric, k_sub, method)
+            if bad < best:
+                best = bad
+                bj = j
+                bxi = xi
+                ba = a
+                bb = b
+        out_feat[t] = -1
+        out_loss[t + 1] = cur
+        if bj < 0:
+            continue
+        # candidate scores on all rows; merge the two (already sorted) sides of the threshold
+        xj = Xt[bj]
+        for i in range(n):
+            s_new[i] = s[i] + (ba if xj[i] <= bxi else bb)
+        il = 0
+        ir = 0
+        # walk order twice via two cursors: left side (x <= xi) and right side
+        nl = 0
+        for i in range(n):
+            if xj[order[i]] <= bxi:
+                nl += 1
+        left = np.empty(nl, np.int64)
+        right = np.empty(n - nl, np.int64)
+        for i in range(n):
+            j = order[i]
+            if xj[j] <= bxi:
+                left[il] = j
+                il += 1
+            else:
+                right[ir] = j
+                ir += 1
+        il = 0
+        ir = 0
+        for i in range(n):
+            if ir >= right.shape[0] or (il < nl and s_new[left[il]] <= s_new[right[ir]]):
+                order_new[i] = left[il]
+                il += 1
+            else:
+                order_new[i] = right[ir]
+                ir += 1
+        lo = s_new[order_new[0]]
+        hi = s_new[order_new[n - 1]]
+        scale = hi - lo
+        if scale > 0.0:
+            for i in range(n):
+                s_new[i] = (s_new[i] - lo) / scale
+        else:
+            lo = 0.0
+            scale = 1.0
+        new = _full_badness(metric, s_new, y, order_new, k_full, theta, vals, start, length, sbuf,
+                            ybuf, buf_neg, buf_pos)
+        if new <= cur:
+            cur = new
+            s, s_new = s_new, s
+            order, order_new = order_new, order
+            out_feat[t] = bj
+            out_xi[t] = bxi
+            out_a[t] = ba
+            out_b[t] = bb
+            out_lo[t] = lo
+            out_scale[t] = scale
+            out_loss[t + 1] = cur
+    return s
+
+
+@njit(cache=True, nogil=True)
+def predict_runs(Xt, s_init, feat, xi, a, b, lo, scale):
+    """Average over runs of the scores given by each run's accepted stumps (feat >= 0)."""
+    p, n = Xt.shape
+    n_runs, n_rounds = feat.shape
+    out = np.zeros(n)
+    s = np.empty(n)
+    for e in range(n_runs):
+        for i in range(n):
+            s[i] = s_init[i]
+        for t in range(n_rounds):
+            j = feat[e, t]
+            if j < 0:
+                continue
+            xj = Xt[j]
+            for i in range(n):
+                s[i] = (s[i] + (a[e, t] if xj[i] <= xi[e, t] else b[e, t]) - lo[e, t]) / scale[e, t]
+        for i in range(n):
+            out[i] += s[i]
+    for i in range(n):
+        out[i] /= n_runs
+    return out
+

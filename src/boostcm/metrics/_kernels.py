@@ -1,0 +1,284 @@
+"""Numba kernels for AUC, KS and P@k on scores given as sorted *runs*.
+
+A run is a block ``vals[start[r]:start[r] + length[r]]`` of ascending values. Runs are indexed
+``r = 2 * g + c`` with group ``g`` in {0, 1, 2} and class ``c`` in {0 (negative), 1 (positive)}.
+A negative of group ``g`` scores ``v + off_neg[g]``; a positive scores ``(v + off_pos[g]) - margin``
+(computed in this order, as ``(S + h) - margin`` is computed elsewhere). This one representation
+serves
+
+* the public losses (one group, positives shifted by ``-margin``),
+* the stump search, where a stump adds a constant per side of the threshold (groups = left /
+  undecided / right of the threshold interval) and interval-arithmetic bounds use per-group ends.
+
+Each kernel returns an integer *badness* (lower is better) so comparisons are exact:
+
+* AUC: ``2 n0 n1 - (2 #{pos > neg} + #{pos == neg})``  (ties count 1/2), loss = badness / (2 n0 n1)
+* KS:  ``n0 n1 - max(0, max_t (n1 #{neg <= t} - n0 #{pos <= t}))``, loss = badness / (n0 n1)
+* P@k: ``k - #counted positives``, loss = badness / k (see :func:`pak_badness`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+AUC, KS, PAK = 0, 1, 2
+METRIC_IDS = {"auc": AUC, "ks": KS, "pak": PAK}
+VALUE, BOUND, BOUND_MARGIN = 0, 1, 2  # what `badness` computes (see pak_badness)
+
+
+@njit(cache=True, nogil=True)
+def _pair2(vals, sp, lp, op, mth, sn, ln, on):
+    """2 #{p > q} + #{p == q}, p = (positive + op) - mth, q = negative + on."""
+    j_lt = 0
+    j_le = 0
+    total = 0
+    for i in range(lp):
+        p = (vals[sp + i] + op) - mth
+        while j_lt < ln and vals[sn + j_lt] + on < p:
+            j_lt += 1
+        if j_le < j_lt:
+            j_le = j_lt
+        while j_le < ln and vals[sn + j_le] + on <= p:
+            j_le += 1
+        total += j_lt + j_le
+    return total
+
+
+@njit(cache=True, nogil=True)
+def auc_badness(vals, start, length, off_neg, off_pos, mth):
+    n0 = length[0] + length[2] + length[4]
+    n1 = length[1] + length[3] + length[5]
+    conc2 = 0
+    for gp in range(3):
+        lp = length[2 * gp + 1]
+        if lp == 0:
+            continue
+        for gn in range(3):
+            ln = length[2 * gn]
+            if ln == 0:
+                continue
+            conc2 += _pair2(vals, start[2 * gp + 1], lp, off_pos[gp], mth, start[2 * gn], ln,
+                            off_neg[gn])
+    return 2 * n0 * n1 - conc2
+
+
+@njit(cache=True, nogil=True)
+def _merge_class(vals, start, length, off, mth, cls, out):
+    """Merge the runs of class `cls`, values (v + off[g]) - mth, into `out` (ascending)."""
+    i0 = 0
+    i1 = 0
+    i2 = 0
+    l0 = length[cls]
+    l1 = length[2 + cls]
+    l2 = length[4 + cls]
+    s0 = start[cls]
+    s1 = start[2 + cls]
+    s2 = start[4 + cls]
+    total = l0 + l1 + l2
+    inf = np.inf
+    for t in range(total):
+        h0 = (vals[s0 + i0] + off[0]) - mth if i0 < l0 else inf
+        h1 = (vals[s1 + i1] + off[1]) - mth if i1 < l1 else inf
+        h2 = (vals[s2 + i2] + off[2]) - mth if i2 < l2 else inf
+        if h0 <= h1 and h0 <= h2:
+            out[t] = h0
+            i0 += 1
+        elif h1 <= h2:
+            out[t] = h1
+            i1 += 1
+        else:
+            out[t] = h2
+            i2 += 1
+    return total
+
+
+@njit(cache=True, nogil=True)
+def ks_sweep(neg, n0, pos, n1):
+    """max(0, max_t n1 #{neg <= t} - n0 #{pos <= t}) for ascending arrays (ties grouped)."""
+    i = 0
+    j = 0
+    cur = 0
+    best = 0
+    while i < n0 or j < n1:
+        if j >= n1 or (i < n0 and neg[i] < pos[j]):
+            v = neg[i]
+        else:
+            v = pos[j]
+        while i < n0 and neg[i] == v:
+            cur += n1
+            i += 1
+        while j < n1 and pos[j] == v:
+            cur -= n0
+            j += 1
+        if cur > best:
+            best = cur
+    return best
+
+
+@njit(cache=True, nogil=True)
+def ks_badness(vals, start, length, off_neg, off_pos, mth, buf_neg, buf_pos):
+    n0 = _merge_class(vals, start, length, off_neg, 0.0, 0, buf_neg)
+    n1 = _merge_class(vals, start, length, off_pos, mth, 1, buf_pos)
+    return n0 * n1 - ks_sweep(buf_neg, n0, buf_pos, n1)
+
+
+@njit(cache=True, nogil=True)
+def kth_largest(vals, start, length, off, k):
+    """k-th largest of all six runs, run r shifted by off[r // 2] (k >= 1, k <= total)."""
+    ptr = np.empty(6, np.int64)
+    for r in range(6):
+        ptr[r] = length[r] - 1
+    v = -np.inf
+    for _ in range(k):
+        best_r = -1
+        v = -np.inf
+        for r in range(6):
+            if ptr[r] >= 0:
+                h = vals[start[r] + ptr[r]] + off[r // 2]
+                if best_r < 0 or h > v:
+                    v = h
+                    best_r = r
+        ptr[best_r] -= 1
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _count_from_top(vals, s, ln, off, mth, t, strict):
+    """#{(v + off) - mth > t} (strict) or #{... >= t} in an ascending run. With mth > 0 a
+    counted value also has v + off > t (exact arithmetic would imply it; rounding may not)."""
+    c = 0
+    i = ln - 1
+    while i >= 0:
+        u = vals[s + i] + off
+        h = u - mth
+        if h > t or (not strict and h == t and (mth == 0.0 or u > t)):
+            c += 1
+            i -= 1
+        else:
+            break
+    return c
+
+
+@njit(cache=True, nogil=True)
+def _sure_negatives(vals, start, length, off_lo, off_hi, k):
+    """Negatives j in the top k for every score in their intervals: #{i != j: U_i >= L_j} < k."""
+    pn = np.empty(3, np.int64)  # negatives, descending lower ends
+    pa = np.empty(6, np.int64)  # everyone, descending upper ends
+    for g in range(3):
+        pn[g] = length[2 * g] - 1
+    for r in range(6):
+        pa[r] = length[r] - 1
+    above = 0  # points with U_i >= current L_j (self included)
+    sure = 0
+    while True:
+        bg = -1
+        lj = -np.inf
+        for g in range(3):
+            if pn[g] >= 0:
+                h = vals[start[2 * g] + pn[g]] + off_lo[g]
+                if bg < 0 or h > lj:
+                    lj = h
+                    bg = g
+        if bg < 0:
+            return sure
+        pn[bg] -= 1
+        while True:
+            br = -1
+            u = -np.inf
+            for r in range(6):
+                if pa[r] >= 0:
+                    h = vals[start[r] + pa[r]] + off_hi[r // 2]
+                    if br < 0 or h > u:
+                        u = h
+                        br = r
+            if br < 0 or u < lj:
+                break
+            pa[br] -= 1
+            above += 1
+        if above - 1 >= k:
+            return sure
+        sure += 1
+
+
+@njit(cache=True, nogil=True)
+def pak_badness(vals, start, length, off_all, off_pos, mth, k, mode):
+    """k - (number of counted positives).
+
+    The threshold tau is the k-th largest *unshifted* score (``v + off_all[g]`` for both classes);
+    a positive counts when ``(v + off_pos[g]) - mth >= tau`` (Theorem 2.3). ``mode``: VALUE = the
+    loss itself (off_pos == off_all; with mth == 0 ties at tau are broken negatives-first: plain
+    precision at k); BOUND = interval lower bound, with ``off_all`` the lower and ``off_pos`` the
+    upper ends (count capped at k and at k minus the negatives that are in the top k for every
+    score in the box); BOUND_MARGIN = the same when mth > 0, so a counted positive lies strictly
+    above tau and at most k - 1 can count.
+    """
+    tau = kth_largest(vals, start, length, off_all, k)
+    if mode == VALUE and mth == 0.0:
+        pos_above = 0
+        pos_ge = 0
+        neg_ge = 0
+        for g in range(3):
+            sp, lp = start[2 * g + 1], length[2 * g + 1]
+            pos_above += _count_from_top(vals, sp, lp, off_all[g], 0.0, tau, True)
+            pos_ge += _count_from_top(vals, sp, lp, off_all[g], 0.0, tau, False)
+            neg_ge += _count_from_top(vals, start[2 * g], length[2 * g], off_all[g], 0.0, tau, False)
+        # the top k holds everything above tau, then tied negatives, then tied positives
+        slots = k - pos_above - neg_ge
+        if slots < 0:
+            slots = 0
+        return k - (pos_above + min(pos_ge - pos_above, slots))
+    cnt = 0
+    for g in range(3):
+        cnt += _count_from_top(vals, start[2 * g + 1], length[2 * g + 1], off_pos[g], mth, tau, False)
+    if mode != VALUE:
+        cap = k - 1 if mode == BOUND_MARGIN else k
+        cap = min(cap, k - _sure_negatives(vals, start, length, off_all, off_pos, k))
+        if cnt > cap:
+            cnt = cap
+    return k - cnt
+
+
+@njit(cache=True, nogil=True)
+def badness(metric, vals, start, length, off_neg, off_pos, mth, k, mode, buf_neg, buf_pos):
+    """Dispatch on the metric id (AUC, KS, PAK); see the module docstring (mth = margin)."""
+    if metric == AUC:
+        return auc_badness(vals, start, length, off_neg, off_pos, mth)
+    if metric == KS:
+        return ks_badness(vals, start, length, off_neg, off_pos, mth, buf_neg, buf_pos)
+    return pak_badness(vals, start, length, off_neg, off_pos, mth, k, mode)
+
+
+@njit(cache=True, nogil=True)
+def badness_to_loss(metric, bad, n0, n1, k):
+    if metric == AUC:
+        return bad / (2.0 * n0 * n1)
+    if metric == KS:
+        return bad / (1.0 * n0 * n1)
+    return bad / (1.0 * k)
+
+
+@njit(cache=True, nogil=True)
+def sorted_runs(scores_sorted, y_sorted, vals, start, length):
+    """Fill one-group runs (negatives in run 0, positives in run 1) from scores in ascending order."""
+    n = scores_sorted.shape[0]
+    n1 = 0
+    for i in range(n):
+        n1 += y_sorted[i]
+    n0 = n - n1
+    start[0] = 0
+    start[1] = n0
+    for r in range(2, 6):
+        start[r] = n
+        length[r] = 0
+    length[0] = n0
+    length[1] = n1
+    i0 = 0
+    i1 = n0
+    for i in range(n):
+        if y_sorted[i] == 1:
+            vals[i1] = scores_sorted[i]
+            i1 += 1
+        else:
+            vals[i0] = scores_sorted[i]
+            i0 += 1
