@@ -4,8 +4,11 @@
 #   snakemake --workflow-profile workflow/profiles/slurm   on a SLURM cluster
 # Rules are thin: each calls `boostcm <command>` or a papermill notebook; logic lives in src/boostcm.
 
-configfile: "config/config.yaml"
+# A --configfile on the command line replaces the default config entirely (no silent merging of
+# the full grid into a small profile); --config key=value still overrides single keys.
+if not workflow.config_settings.configfiles:
 
+    configfile: "config/config.yaml"
 
 
 
@@ -25,5 +28,6 @@ include: "workflow/rules/report.smk"
 rule all:
     default_target: True
     input:
+        DATA_TARGETS,
         ALL_TARGETS,
         REPORT if enabled("report") else [],

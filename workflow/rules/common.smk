@@ -11,6 +11,7 @@ validate(config, "../schemas/config.schema.yaml")
 
 SEED = config["seed"]
 ALL_TARGETS = []  # verdict files (and other final outputs) of every enabled target
+DATA_TARGETS = [f"results/data/processed/{name}.parquet" for name in config["data"]["datasets"]]
 REPORT = "results/report/index.html"
 PAPER_DIR = "config/paper"
 TARGETS_YAML = "config/targets.yaml"
