@@ -2,14 +2,15 @@
 
 Part 1 (fit times, EB-T2 style): one fit on the whole dataset per (method, dataset), after a
 warm-up fit on a small sample so numba compilation is not timed; one thread. Ratios are reported
-against the scikit-learn "Logistic" surrogate timed in the same run (and against ExactBoost when
-boostcm.exactboost provides an estimator).
+against the scikit-learn "Logistic" surrogate timed in the same run; --with-exactboost adds
+ExactBoostClassifier (AUC, KS, P@k) to the same run for the EB-T2 ratios.
 
 Part 2 (accuracy): KFold(5, shuffle=True, random_state=0) test losses (AUC, KS, P@k) of every
 method on small datasets; P@k uses k = ceil(0.5 * pi * n_test), pi = dataset positive rate, and
 the rate-targeting methods (quantile surrogate, AATP) are trained for tau = 0.5 * pi.
 
-    OMP_NUM_THREADS=1 nice python benchmarks/baselines_bench.py [--quick]
+    OMP_NUM_THREADS=1 nice python benchmarks/baselines_bench.py [--quick] [--with-exactboost]
+        [--methods RankBoost DMKS TopPush] [--datasets heart] [--skip-cv] [--tag _ebt2]
 
 Writes benchmarks/results/baselines_fit_times.csv and baselines_cv_losses.csv.
 """
@@ -39,12 +40,13 @@ OUT = Path(__file__).resolve().parent / "results"
 
 
 def _exactboost_factory():
-    """ExactBoost estimator factory if the exactboost domain provides one, else None."""
+    """ExactBoost estimator factory (paper settings, one job) if the exactboost domain provides
+    one, else None."""
     try:
-        from boostcm.exactboost import ExactBoost  # type: ignore[attr-defined]
+        from boostcm.exactboost import ExactBoostClassifier
     except ImportError:
         return None
-    return lambda metric: ExactBoost(metric=metric)
+    return lambda metric: ExactBoostClassifier(metric=metric, random_state=0, n_jobs=1)
 
 
 def _make(name, pi, seed=0):
@@ -70,9 +72,9 @@ def _fit_time(make, X, y):
     return time.perf_counter() - t0
 
 
-def fit_times(datasets, methods):
+def fit_times(datasets, methods, with_exactboost=False):
     rows = []
-    eb = _exactboost_factory()
+    eb = _exactboost_factory() if with_exactboost else None
     for ds in datasets:
         X, y = load_dataset(ds)
         pi = float(y.mean())
@@ -117,6 +119,11 @@ def main():
     ap.add_argument("--quick", action="store_true", help="two datasets, exact baselines only")
     ap.add_argument("--skip-times", action="store_true")
     ap.add_argument("--skip-cv", action="store_true")
+    ap.add_argument("--methods", nargs="*", help="restrict to these registry names")
+    ap.add_argument("--datasets", nargs="*", help="restrict the timing datasets")
+    ap.add_argument("--tag", default="", help="suffix of the output file names")
+    ap.add_argument("--with-exactboost", action="store_true",
+                    help="also time ExactBoostClassifier (paper settings) for AUC, KS and P@k")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     methods = list(REGISTRY)
@@ -124,14 +131,18 @@ def main():
     if args.quick:
         methods = ["Logistic", *EXACT_BASELINES]
         tds, cds = ["ionosphere", "heart"], ["ionosphere"]
+    if args.methods:
+        methods = args.methods
+    if args.datasets:
+        tds = args.datasets
     OUT.mkdir(exist_ok=True)
     if not args.skip_times:
-        times = fit_times(tds, methods)
-        times.to_csv(OUT / "baselines_fit_times.csv", index=False, float_format="%.4g")
+        times = fit_times(tds, methods, args.with_exactboost)
+        times.to_csv(OUT / f"baselines_fit_times{args.tag}.csv", index=False, float_format="%.4g")
         print(times.pivot(index="method", columns="dataset", values="seconds").round(3))
     if not args.skip_cv:
         cv = cv_losses(cds, methods)
-        cv.to_csv(OUT / "baselines_cv_losses.csv", index=False, float_format="%.4g")
+        cv.to_csv(OUT / f"baselines_cv_losses{args.tag}.csv", index=False, float_format="%.4g")
         summ = cv.groupby(["dataset", "method"])[["auc", "ks", "pak"]].agg(["mean", "std"]).round(3)
         print(summ.to_string())
 
