@@ -37,6 +37,10 @@ def test_registry_has_every_table_name():
     assert set(TARGET_METRIC) == set(EXACT_BASELINES)
     with pytest.raises(ValueError, match="unknown method"):
         make_estimator("SVMLight")
+    assert make_estimator("SVMPerf", loss="auc").loss == "auc"
+    assert make_estimator("Logistic", estimator__C=0.5).estimator.C == 0.5
+    with pytest.raises(ValueError, match="loss must be"):
+        make_estimator("SVMPerf", loss="f1").fit(*_data())
 
 
 def test_paper_hyperparameters():
