@@ -59,8 +59,9 @@ class CheckedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
 
 def make_adaboost(random_state=None):
-    return CheckedClassifier(AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=50,
-                              learning_rate=1.0, random_state=random_state))
+    base = DecisionTreeClassifier(max_depth=1)
+    return CheckedClassifier(AdaBoostClassifier(base, n_estimators=50, learning_rate=1.0,
+                                                random_state=random_state))
 
 
 def make_knn(random_state=None):
@@ -69,24 +70,31 @@ def make_knn(random_state=None):
 
 
 def make_logistic(random_state=None):
-    return CheckedClassifier(LogisticRegression(C=1.0, l1_ratio=0.0, tol=1e-4, fit_intercept=True, solver="lbfgs",
-                              max_iter=100, random_state=random_state))
+    return CheckedClassifier(LogisticRegression(C=1.0, l1_ratio=0.0, tol=1e-4, fit_intercept=True,
+                                                solver="lbfgs", max_iter=100,
+                                                random_state=random_state))
 
 
 def make_neural_net(random_state=None):
-    return CheckedClassifier(MLPClassifier(hidden_layer_sizes=(26, 12, 12), activation="relu", solver="adam",
-                         alpha=0.0, batch_size=4, learning_rate_init=1e-3, max_iter=30,
-                         shuffle=True, tol=0.0, n_iter_no_change=31, random_state=random_state))
+    return CheckedClassifier(MLPClassifier(hidden_layer_sizes=(26, 12, 12), activation="relu",
+                                           solver="adam", alpha=0.0, batch_size=4,
+                                           learning_rate_init=1e-3, max_iter=30, shuffle=True,
+                                           tol=0.0, n_iter_no_change=31,
+                                           random_state=random_state))
 
 
 def make_random_forest(random_state=None):
-    return CheckedClassifier(RandomForestClassifier(n_estimators=100, criterion="gini", max_depth=None,
-                                  min_samples_split=2, min_samples_leaf=1, max_features="sqrt",
-                                  bootstrap=True, oob_score=False, class_weight=None,
-                                  random_state=random_state, n_jobs=1))
+    return CheckedClassifier(RandomForestClassifier(n_estimators=100, criterion="gini",
+                                                    max_depth=None, min_samples_split=2,
+                                                    min_samples_leaf=1, max_features="sqrt",
+                                                    bootstrap=True, oob_score=False,
+                                                    class_weight=None, n_jobs=1,
+                                                    random_state=random_state))
 
 
 def make_xgboost(random_state=None):
-    return CheckedClassifier(XGBClassifier(booster="gbtree", learning_rate=0.3, max_depth=6, gamma=0.0,
-                         subsample=1.0, reg_lambda=1.0, reg_alpha=0.0, n_estimators=100,
-                         tree_method="exact", n_jobs=1, random_state=0 if random_state is None else random_state))
+    seed = 0 if random_state is None else random_state
+    return CheckedClassifier(XGBClassifier(booster="gbtree", learning_rate=0.3, max_depth=6,
+                                           gamma=0.0, subsample=1.0, reg_lambda=1.0, reg_alpha=0.0,
+                                           n_estimators=100, tree_method="exact", n_jobs=1,
+                                           random_state=seed))
