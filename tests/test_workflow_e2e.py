@@ -85,7 +85,7 @@ def test_failed_fetch_leaves_no_output(workdir, tmp_path):
         fh.write("tampered\n")
     shutil.rmtree(work / "results/data/raw/sonar")
     bad_env = dict(env, BOOSTCM_DATA_MIRROR=str(bad_mirror))
-    out = _run(["--cores", "1", "--configfile", "config/ci.yaml", "results/data/raw/sonar/sonar.csv"], work, bad_env, check=False)
+    out = _run(["results/data/raw/sonar/sonar.csv", "--cores", "1", "--configfile", "config/ci.yaml"], work, bad_env, check=False)
     assert out.returncode != 0
     assert not (work / "results/data/raw/sonar/sonar.csv").exists()
     assert "checksum mismatch" in (work / "results/logs/fetch/sonar.log").read_text()
