@@ -2,24 +2,15 @@
 # coverage of gradient-boosting CQR at n_cal = n_test = 15000 against the Theorem 4.6 bound).
 # Logic: boostcm.conformal.{mixing,bounds,bound_experiments}; bounds take milliseconds and are computed
 # in the notebooks; the CP-F4.2b simulations are cut into chunks of seeds (one job each).
+import json
 
 CB = config.get("conformal_bounds", {})
 CB_A = CB.get("f42a", {})
 CB_B = CB.get("f42b", {})
 CB_DIR = "results/conformal_bounds"
-
-
-def _cb_levels(section):
-    return [float(x) for x in section.get("one_minus_p", [])]
-
-
-def _cb_chunks():
-    n_seeds, size = int(CB_B.get("n_seeds", 1)), int(CB_B.get("chunk_size", 1))
-    return range((n_seeds + size - 1) // size)
-
-
-def _cb_json(values):
-    return "[" + ", ".join(repr(float(v)) for v in values) + "]"
+CB_LEVELS_A = [float(x) for x in CB_A.get("one_minus_p", [])]
+CB_LEVELS_B = [float(x) for x in CB_B.get("one_minus_p", [])]
+CB_CHUNKS = range(-(-int(CB_B.get("n_seeds", 1)) // int(CB_B.get("chunk_size", 1))))  # ceil division
 
 
 rule conformal_bounds_f42b_chunk:
@@ -53,7 +44,7 @@ rule conformal_bounds_f42b_chunk:
 
 rule conformal_bounds_f42b_runs:
     input:
-        [f"{CB_DIR}/CP-F4.2b/omp{omp}_chunk{c}.parquet" for omp in _cb_levels(CB_B) for c in _cb_chunks()],
+        [f"{CB_DIR}/CP-F4.2b/omp{omp}_chunk{c}.parquet" for omp in CB_LEVELS_B for c in CB_CHUNKS],
     output:
         f"{CB_DIR}/CP-F4.2b_runs.parquet",
     log:
@@ -79,7 +70,7 @@ rule conformal_bounds_f42b_notebook:
             "notebooks/CP-F4.2b.ipynb", "results/notebooks/CP-F4.2b.ipynb", alpha=CB.get("alpha", 0.1),
             n_lags=CB.get("n_lags", 11), n_train=CB_B.get("n_train"), n_cal=CB_B.get("n_cal"),
             n_test=CB_B.get("n_test"), delta_cal=CB_B.get("delta_cal", 0.005),
-            delta_test=CB_B.get("delta_test", 0.005), one_minus_p=_cb_json(_cb_levels(CB_B)),
+            delta_test=CB_B.get("delta_test", 0.005), one_minus_p=json.dumps(CB_LEVELS_B),
             runs_parquet=f"{CB_DIR}/CP-F4.2b_runs.parquet", table_csv="results/tables/CP-F4.2b.csv",
             figure="results/figures/CP-F4.2b.png", verdict="results/verdicts/CP-F4.2b.json",
         ),
@@ -104,7 +95,7 @@ rule conformal_bounds_f42a_notebook:
         cmd=notebook_cmd(
             "notebooks/CP-F4.2a.ipynb", "results/notebooks/CP-F4.2a.ipynb", alpha=CB.get("alpha", 0.1),
             n_lags=CB.get("n_lags", 11), n_cal_min=CB_A.get("n_cal_min"), n_cal_max=CB_A.get("n_cal_max"),
-            n_cal_num=CB_A.get("n_cal_num"), one_minus_p=_cb_json(_cb_levels(CB_A)),
+            n_cal_num=CB_A.get("n_cal_num"), one_minus_p=json.dumps(CB_LEVELS_A),
             delta_min=CB_A.get("delta_min", 1e-4), delta_max=CB_A.get("delta_max", 0.3),
             delta_num=CB_A.get("delta_num", 40), fixed_delta=CB_A.get("fixed_delta", 0.01),
             table_csv="results/tables/CP-F4.2a.csv", figure="results/figures/CP-F4.2a.png",
