@@ -28,6 +28,14 @@ SIZES = [10_000, 30_000, 100_000, 300_000, 1_000_000]
 
 
 def _peak_rss_mb() -> float:
+    """Peak resident memory of this process (VmHWM; ru_maxrss survives exec on Linux, so a
+    subprocess would report its parent's peak)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
