@@ -246,3 +246,23 @@ def test_clear_errors_for_bad_input(trained, people):
         fit_pair_boost(X[:4], X[4:8], np.array([1, -1, 1, -1]), 0)
     with pytest.raises(ValueError, match="no matching pair"):
         sample_training_pairs(np.arange(10), 50, np.random.default_rng(0))
+
+
+def test_tlsh_bisection_matches_one_at_a_time_cut(people):
+    # R's tlsh adds one community at a time until no block exceeds the limit; we bisect.
+    import igraph as ig
+
+    sig = minhash_signatures(record_strings(people), 2, 100, np.random.default_rng(1))
+    labels = tlsh_blocks(sig, bands=22, max_block_size=25)
+    keys = band_keys(sig, 22)
+    ev = BlockingEvaluator(np.arange(len(people)))
+    for b in range(22):
+        ev.add_table(keys[:, b])
+    a, c = ev.candidate_pairs()
+    dendrogram = ig.Graph(n=len(people), edges=np.column_stack([a, c]), directed=False).community_fastgreedy()
+    count = dendrogram.optimal_count
+    while max(dendrogram.as_clustering(count).sizes()) > 25:
+        count += 1
+    expected = np.asarray(dendrogram.as_clustering(count).membership)
+    assert count > dendrogram.optimal_count  # the limit is binding in this example
+    assert np.array_equal(labels, expected)
