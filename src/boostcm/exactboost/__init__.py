@@ -5,6 +5,7 @@ exact branch-and-bound); ``ExactBoostClassifier`` is Algorithm 2 as a scikit-lea
 Decisions on the documents' ambiguities: docs/exactboost.md.
 """
 
+from .classifier import ExactBoostClassifier
 from .stump import Stump, fit_stump
 
-__all__ = ["Stump", "fit_stump"]
+__all__ = ["ExactBoostClassifier", "Stump", "fit_stump"]

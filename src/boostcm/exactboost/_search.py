@@ -12,8 +12,10 @@ is a valid bound even though raising a positive can raise the threshold.
 Two searches share these bounds:
 
 * ``greedy`` (the paper): c = 53 times halve the box and descend into the child with the lowest
-  bound (first found on ties), then take the best corner. We stop early when the chosen child's
-  bound is attained at its centre: no deeper box can then do better, so the result is never worse.
+  bound (first found on ties), then take the best corner. We also evaluate the centre of each box
+  on the way (once the threshold interval holds no data point) and stop as soon as the chosen
+  child's bound is not below the best centre value: the descent can then only end at a stump at
+  least as bad, so the result is never worse than the full descent's.
 * ``exact``: best-first branch-and-bound; boxes whose bound is not below the incumbent are
   pruned, so the returned value is the global minimum over Xi x [-1, 1]^2 (to float resolution,
   boxes are cut at depth 53).
@@ -28,35 +30,39 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..metrics._kernels import BOUND, BOUND_MARGIN, VALUE, badness
+from ..metrics._kernels import BOUND, BOUND_MARGIN, TIGHT, VALUE, badness
 
 GREEDY, EXACT = 0, 1
 SEARCH_IDS = {"greedy": GREEDY, "exact": EXACT}
 PRECISION_BITS = 53  # float64 significand: the IA precision c (TARGETS.md Part G item 6)
+EXACT_MAX_BOUNDS = 2_000_000  # safety budget of the branch-and-bound (see exact_search)
 _BIG = np.iinfo(np.int64).max
 
 
 @njit(cache=True, nogil=True)
 def scatter(s, x, y, xi_lo, xi_hi, vals, start, length, grp):
-    """Split points (ascending in s) into the six runs; returns the number of undecided points."""
+    """Split points (ascending in s) into the six runs (run r is stored from r * m on, so one
+    pass suffices; `vals` has 6 m entries). Returns (number of undecided points, their smallest
+    x, their largest x)."""
     m = s.shape[0]
     for r in range(6):
+        start[r] = r * m
         length[r] = 0
+    ulo = np.inf
+    uhi = -np.inf
     for i in range(m):
         xv = x[i]
-        g = 0 if xv <= xi_lo else (2 if xv > xi_hi else 1)
-        r = 2 * g + y[i]
-        grp[i] = r
+        if xv <= xi_lo:
+            r = y[i]
+        elif xv > xi_hi:
+            r = 4 + y[i]
+        else:
+            r = 2 + y[i]
+            ulo = min(ulo, xv)
+            uhi = max(uhi, xv)
+        vals[r * m + length[r]] = s[i]
         length[r] += 1
-    start[0] = 0
-    for r in range(1, 6):
-        start[r] = start[r - 1] + length[r - 1]
-    fill = start.copy()
-    for i in range(m):
-        r = grp[i]
-        vals[fill[r]] = s[i]
-        fill[r] += 1
-    return length[2] + length[3]
+    return length[2] + length[3], ulo, uhi
 
 
 @njit(cache=True, nogil=True)
@@ -99,7 +105,7 @@ def _point_value(s, x, y, xi, a, b, theta, mscale, metric, k, ws_vals, start, le
 def greedy_search(s, x, y, theta, mscale, metric, k, max_levels):
     """Greedy IA bisection (the paper's). Returns (badness, xi, a, b, levels used)."""
     m = s.shape[0]
-    vals = np.empty(m)
+    vals = np.empty(6 * m)
     start = np.zeros(6, np.int64)
     length = np.zeros(6, np.int64)
     grp = np.empty(m, np.int64)
@@ -112,7 +118,11 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels):
     xh = x.max()
     al, ah, bl, bh = -1.0, 1.0, -1.0, 1.0
     undecided = m  # undecided points of the current box (root: assume some)
+    u_lo = -np.inf  # their x range
+    u_hi = np.inf
     levels = 0
+    inc = _BIG  # best point value met on the way (box centres), and its stump
+    ix, ia, ib = xh, 0.0, 0.0
     for level in range(max_levels):
         levels = level + 1
         xm = 0.5 * (xl + xh)
@@ -121,12 +131,23 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels):
         best = _BIG
         bxl, bxh, bal, bah, bbl, bbh = xl, xh, al, ah, bl, bh
         best_und = 0
+        best_ulo = 0.0
+        best_uhi = 0.0
+        best_h = 0
+        last_h = 0
         for h in range(2):
             if h == 1 and undecided == 0:
                 break  # both Xi halves give the same partition
-            cxl = xl if h == 0 else xm
-            cxh = xm if h == 0 else xh
-            und = scatter(s, x, y, cxl, cxh, vals, start, length, grp)
+            last_h = h
+            if undecided > 0 and u_lo == u_hi:
+                # all undecided points share one value v: halving cannot separate v from the
+                # closed end of Xi, so split at v instead (v right | v left)
+                cxl = xl if h == 0 else u_lo
+                cxh = np.nextafter(u_lo, -np.inf) if h == 0 else xh
+            else:
+                cxl = xl if h == 0 else xm
+                cxh = xm if h == 0 else xh
+            und, ulo, uhi = scatter(s, x, y, cxl, cxh, vals, start, length, grp)
             for c in range(3):
                 cal, cah = (al, am) if c < 2 else (am, ah)
                 cbl, cbh = (bl, bm) if c != 1 else (bm, bh)
@@ -137,18 +158,29 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels):
                     best = lb
                     bxl, bxh, bal, bah, bbl, bbh = cxl, cxh, cal, cah, cbl, cbh
                     best_und = und
+                    best_ulo = ulo
+                    best_uhi = uhi
+                    best_h = h
         xl, xh, al, ah, bl, bh = bxl, bxh, bal, bah, bbl, bbh
         undecided = best_und
+        u_lo = best_ulo
+        u_hi = best_uhi
         if undecided == 0:
-            xc = xl
             ac = 0.5 * (al + ah)
             bc = 0.5 * (bl + bh)
-            v = _point_value(s, x, y, xc, ac, bc, theta, mscale, metric, k, vals, start, length,
-                             grp, off_neg, off_pos, buf_neg, buf_pos)
-            if v <= best:
-                return v, xc, ac, bc, levels
-    best = _BIG
-    rx, ra, rb = xl, al, bl
+            if best_h != last_h:
+                scatter(s, x, y, xl, xh, vals, start, length, grp)
+            mth = point_offsets(ac, bc, theta, mscale, off_neg, off_pos)
+            v = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg,
+                        buf_pos)
+            if v < inc:
+                inc = v
+                ix, ia, ib = xl, ac, bc
+        if inc <= best:
+            # every box below has bound >= best >= inc: the descent cannot beat the incumbent
+            return inc, ix, ia, ib, levels
+    best = inc
+    rx, ra, rb = ix, ia, ib
     for xi in (xl, xh):
         for a in (al, ah):
             for b in (bl, bh):
@@ -204,18 +236,21 @@ def _heap_pop(keys, seqs, ids, size):
 
 
 @njit(cache=True, nogil=True)
-def exact_search(s, x, y, theta, mscale, metric, k, max_depth):
+def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds):
     """Best-first branch-and-bound over the IA bounds. Returns (badness, xi, a, b, boxes bounded).
 
     While a box has undecided points, it is split on Xi only, at the median distinct undecided
     value v: [Xi_lo, v^-] (v goes right) and [v, Xi_hi] (v goes left), so each child has fewer
     undecided points; once the partition is fixed, A and B are bisected (3 children, the 4th is a
     translate). A box whose bound is attained at its centre is closed; boxes whose bound is not
-    below the incumbent are pruned; A/B are refined at most `max_depth` times.
+    below the incumbent are pruned; A/B are refined at most `max_depth` times. After
+    `max_bounds` bounds the incumbent is returned with work = -(bounds) (not certified optimal);
+    this can only happen without a margin, when exactly tied scores of a positive and a negative
+    keep the bound below every attainable value.
     """
     m = s.shape[0]
     ux = np.unique(x)
-    vals = np.empty(m)
+    vals = np.empty(6 * m)
     start = np.zeros(6, np.int64)
     length = np.zeros(6, np.int64)
     grp = np.empty(m, np.int64)
@@ -223,7 +258,7 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth):
     buf_pos = np.empty(m)
     off_neg = np.empty(3)
     off_pos = np.empty(3)
-    bmode = BOUND_MARGIN if theta > 0.0 else BOUND
+    bmode = (BOUND_MARGIN if theta > 0.0 else BOUND) + TIGHT
     cap = 1024
     boxes = np.empty((cap, 6))
     depth = np.empty(cap, np.int64)
@@ -260,6 +295,8 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth):
     while size > 0:
         if keys[0] >= best:
             break
+        if n_bounds > max_bounds:
+            return best, rx, ra, rb, -n_bounds  # budget exhausted: incumbent, not certified
         bi, size = _heap_pop(keys, seqs, ids, size)
         xl, xh, al, ah, bl, bh = boxes[bi, 0], boxes[bi, 1], boxes[bi, 2], boxes[bi, 3], boxes[bi, 4], boxes[bi, 5]
         dep = depth[bi]
@@ -286,7 +323,7 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth):
             cdep = dep + 1
         for c in range(nch):
             if c == 0 or nch == 2:
-                cu = scatter(s, x, y, cxl[c], cxh[c], vals, start, length, grp)
+                cu, _, _ = scatter(s, x, y, cxl[c], cxh[c], vals, start, length, grp)
             mth = box_offsets(cal[c], cah[c], cbl[c], cbh[c], theta, mscale, off_neg, off_pos)
             lb = badness(metric, vals, start, length, off_neg, off_pos, mth, k, bmode, buf_neg, buf_pos)
             n_bounds += 1
@@ -355,5 +392,5 @@ def search(s, x, y, theta, mscale, metric, k, method):
     """Dispatch: returns (badness, xi, a, b, work) with work = levels (greedy) or bounds (exact)."""
     if method == GREEDY:
         return greedy_search(s, x, y, theta, mscale, metric, k, PRECISION_BITS)
-    return exact_search(s, x, y, theta, mscale, metric, k, PRECISION_BITS)
+    return exact_search(s, x, y, theta, mscale, metric, k, PRECISION_BITS, EXACT_MAX_BOUNDS)
 
