@@ -40,7 +40,11 @@ def _report(args) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="boostcm", description=__doc__)
+    epilog = "domain commands (each with its own --help):\n" + "\n".join(
+        f"  {name:<18}{help_}" for name, (_, help_) in DELEGATES.items()
+    )
+    p = argparse.ArgumentParser(prog="boostcm", description=__doc__, epilog=epilog,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
 
     f = sub.add_parser("fetch", help="fetch and verify the raw files of a dataset (mirror first)")
@@ -70,8 +74,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+# Domain commands with their own argument parsers: `boostcm <name> ...` forwards to <module>.main.
+DELEGATES = {
+    "hashing-job": ("boostcm.hashing.experiment", "one learning-to-hash experiment job (HASH-T3.x)"),
+    "hashing-table": ("boostcm.hashing.aggregate", "aggregate hashing jobs into a HASH-T3.x table"),
+    "conformal": ("boostcm.conformal.cli", "coverage simulations and tables (CP-F1.1, CP-F4.1)"),
+    "conformal-bounds": ("boostcm.conformal.bound_experiments", "beta-mixing bound experiments (CP-F4.2a/b)"),
+}
+
+
+def _delegate(name: str, argv: list[str]) -> int:
+    import importlib
+
+    module = importlib.import_module(DELEGATES[name][0])
+    result = module.main(argv)
+    return int(result or 0)
+
+
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in DELEGATES:
+        return _delegate(argv[0], argv[1:])
     args = build_parser().parse_args(argv)
     try:
         args.func(args)

@@ -35,7 +35,7 @@ rule conformal_bounds_f42b_chunk:
         CONDA_ENV
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
-        "python -m boostcm.conformal.bound_experiments coverage-chunk --one-minus-p {wildcards.omp}"
+        "boostcm conformal-bounds coverage-chunk --one-minus-p {wildcards.omp}"
         " --chunk {wildcards.chunk} --chunk-size {params.chunk_size} --n-seeds {params.n_seeds}"
         f" --seed {SEED}"
         " --n-train {params.n_train} --n-cal {params.n_cal} --n-test {params.n_test} --n-lags {params.n_lags}"
@@ -52,7 +52,7 @@ rule conformal_bounds_f42b_runs:
     conda:
         CONDA_ENV
     shell:
-        "python -m boostcm.conformal.bound_experiments aggregate --out {output} {input} > {log} 2>&1"
+        "boostcm conformal-bounds aggregate --out {output} {input} > {log} 2>&1"
 
 
 rule conformal_bounds_f42b_notebook:

@@ -24,7 +24,7 @@ rule hashing_job:
     conda:
         CONDA_ENV
     shell:
-        "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} python -m boostcm.hashing.experiment"
+        "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} boostcm hashing-job"
         " --dataset {wildcards.dataset} --method {wildcards.method} --shingle {wildcards.shingle}"
         " --seeds {wildcards.chunk} --global-seed {params.seed} --settings '{params.settings}'"
         " --out {output} > {log} 2>&1"
@@ -43,7 +43,7 @@ rule hashing_table:
     conda:
         CONDA_ENV
     shell:
-        "python -m boostcm.hashing.aggregate {input} --out {output.table}"
+        "boostcm hashing-table {input} --out {output.table}"
         " --summary {output.summary} > {log} 2>&1"
 
 

@@ -164,8 +164,8 @@ def aggregate_chunks(paths) -> tuple[pd.DataFrame, dict]:
     return df.reset_index(drop=True), settings
 
 
-def _main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m boostcm.conformal.bound_experiments")
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="boostcm conformal-bounds")
     sub = ap.add_subparsers(dest="command", required=True)
     c = sub.add_parser("coverage-chunk", help="CP-F4.2b: empirical coverage for a chunk of seeds")
     c.add_argument("--one-minus-p", type=float, required=True)
@@ -204,5 +204,5 @@ def _main(argv=None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(_main())
+    raise SystemExit(main())
 
