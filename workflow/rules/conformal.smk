@@ -30,7 +30,7 @@ rule conformal_simulate_chunk:
         CONDA_ENV
     shell:
         "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
-        " python -m boostcm.conformal.cli simulate --process {wildcards.process} --param {wildcards.param}"
+        " boostcm conformal simulate --process {wildcards.process} --param {wildcards.param}"
         " --model {wildcards.model} --first {params.first} --count {params.n_sims} --seed {params.seed}"
         " --n-lags {params.cp[n_lags]} --n-train {params.cp[n_train]} --n-cal {params.cp[n_cal]}"
         " --n-test {params.cp[n_test]} --alpha {params.cp[alpha]} {params.fsc} --out {output} > {log} 2>&1"
@@ -53,7 +53,7 @@ rule conformal_coverage_table:
     conda:
         CONDA_ENV
     shell:
-        "python -m boostcm.conformal.cli aggregate {input} --out {output} > {log} 2>&1"
+        "boostcm conformal aggregate {input} --out {output} > {log} 2>&1"
 
 
 rule conformal_coverage_notebook:

@@ -40,7 +40,7 @@ def _aggregate(args) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m boostcm.conformal.cli", description=__doc__,
+    p = argparse.ArgumentParser(prog="boostcm conformal", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("simulate", help="one chunk of coverage simulations -> parquet")
