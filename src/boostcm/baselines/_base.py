@@ -17,6 +17,15 @@ def validate_training_data(X, y) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
+def standardization(X: np.ndarray, enabled: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and standard deviations (constant columns get scale 1); identity if disabled."""
+    if not enabled:
+        return np.zeros(X.shape[1]), np.ones(X.shape[1])
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    sd[sd == 0] = 1.0
+    return mu, sd
+
+
 def rate_threshold(scores: np.ndarray, rate: float) -> float:
     """Threshold t such that ceil(rate * n) of `scores` lie strictly above t (ties permitting):
     the midpoint between the k-th and (k+1)-th largest score, k = ceil(rate * n)."""

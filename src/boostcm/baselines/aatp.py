@@ -22,7 +22,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 
 from .._validation import check_probability
-from ._base import ScoringClassifier
+from ._base import ScoringClassifier, standardization
 
 
 class AccuracyAtTheTop(ScoringClassifier):
@@ -73,11 +73,7 @@ class AccuracyAtTheTop(ScoringClassifier):
             raise ValueError(f"surrogate must be 'hinge' or 'logistic', got {self.surrogate!r}")
         if not self.C > 0:
             raise ValueError(f"C must be > 0, got {self.C}")
-        if self.standardize:
-            mu, sd = X.mean(axis=0), X.std(axis=0)
-            sd[sd == 0] = 1.0
-        else:
-            mu, sd = np.zeros(X.shape[1]), np.ones(X.shape[1])
+        mu, sd = standardization(X, self.standardize)
         Z = (X - mu) / sd
         n = Z.shape[0]
         if self.candidates is None:

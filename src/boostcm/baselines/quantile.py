@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._validation import check_finite_1d, check_probability
-from ._base import ScoringClassifier, rate_threshold
+from ._base import ScoringClassifier, rate_threshold, standardization
 
 _SQRT_2PI = np.sqrt(2.0 * np.pi)
 
@@ -156,11 +156,7 @@ class QuantileSurrogate(ScoringClassifier):
         if self.loss not in ("negatives", "positives"):
             raise ValueError(f"loss must be 'negatives' or 'positives', got {self.loss!r}")
         rng = check_random_state(self.random_state)
-        if self.standardize:
-            mu, sd = X.mean(axis=0), X.std(axis=0)
-            sd[sd == 0] = 1.0
-        else:
-            mu, sd = np.zeros(X.shape[1]), np.ones(X.shape[1])
+        mu, sd = standardization(X, self.standardize)
         Z = (X - mu) / sd
         n, d = Z.shape
         bs = n if self.batch_size is None else int(self.batch_size)

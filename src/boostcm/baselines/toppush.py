@@ -21,7 +21,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._base import ScoringClassifier, rate_threshold
+from ._base import ScoringClassifier, rate_threshold, standardization
 
 
 @numba.njit(cache=True)
@@ -168,11 +168,7 @@ class TopPush(ScoringClassifier):
     def _fit(self, X, y):
         if not self.lam > 0:
             raise ValueError(f"lam must be > 0, got {self.lam}")
-        if self.standardize:
-            mu, sd = X.mean(axis=0), X.std(axis=0)
-            sd[sd == 0] = 1.0
-        else:
-            mu, sd = np.zeros(X.shape[1]), np.ones(X.shape[1])
+        mu, sd = standardization(X, self.standardize)
         self.mean_, self.scale_ = mu, sd
         Z = (X - mu) / sd
         Xp = np.ascontiguousarray(Z[y == 1])
