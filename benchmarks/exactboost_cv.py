@@ -57,8 +57,12 @@ def main(argv=None):
                     dt = time.perf_counter() - t0
                     s = model.decision_function(X[te])
                     k_eval = max(1, math.ceil(0.5 * rate * len(te)))
-                    loss = {"auc": lambda: auc_loss(s, y[te]), "ks": lambda: ks_loss(s, y[te]),
-                            "pak": lambda: pak_loss(s, y[te], k_eval)}[metric]()
+                    if metric == "auc":
+                        loss = auc_loss(s, y[te])
+                    elif metric == "ks":
+                        loss = ks_loss(s, y[te])
+                    else:
+                        loss = pak_loss(s, y[te], k_eval)
                     w.writerow(dict(dataset=name, metric=metric, fold=fold,
                                     n_estimators=args.n_estimators, n_rounds=args.n_rounds,
                                     search=args.search, test_loss=loss,

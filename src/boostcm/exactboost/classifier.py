@@ -9,6 +9,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_binary_labels, check_finite_1d, check_finite_2d
@@ -100,10 +101,11 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
             y = y.ravel()
+        check_classification_targets(y)
         classes = np.unique(y)
         if classes.shape[0] > 2:
-            raise ValueError(
-                f"ExactBoostClassifier is a binary classifier; y has {classes.shape[0]} classes")
+            raise ValueError("Only binary classification is supported. "
+                             f"ExactBoostClassifier got y with {classes.shape[0]} classes")
         self.classes_ = classes
         y01 = (y == classes[-1]).astype(np.int64) if classes.shape[0] == 2 else np.zeros(y.shape[0], np.int64)
         return check_binary_labels(y01)
@@ -116,6 +118,9 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, ensure_all_finite=False, dtype=np.float64,
                              y_numeric=False)
         X = check_finite_2d(X)
+        if X.shape[0] < 2:
+            raise ValueError(f"n_samples={X.shape[0]}: ExactBoost needs at least one sample of "
+                             "each class")
         y01 = self._encode_y(y)
         n, p = X.shape
         if init_score is not None:
