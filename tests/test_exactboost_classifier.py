@@ -96,7 +96,7 @@ def test_pickle_clone_and_inspectable_stumps():
     stumps = m.stumps_
     assert len(stumps) == SMALL["n_estimators"]
     for run in stumps:
-        for feat, thr, a, b, shift, scale in run:
+        for feat, _thr, a, b, _shift, scale in run:
             assert 0 <= feat < X.shape[1] and -1 <= a <= 1 and -1 <= b <= 1 and scale > 0
 
 
