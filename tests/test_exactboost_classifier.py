@@ -27,7 +27,9 @@ def test_margin_loss_never_increases_across_rounds(metric):
     m = ExactBoostClassifier(metric=metric, random_state=1, **SMALL).fit(X, y)
     losses = m.train_margin_loss_  # (runs, rounds + 1), full-data margin loss after each round
     assert np.all(np.diff(losses, axis=1) <= 1e-12)
-    assert np.all(losses[:, -1] < losses[:, 0])  # and boosting does something
+    # and boosting does something: a single run may see every one of its few candidates rejected
+    # (one feature, 32 points per round here), but not all of them
+    assert np.any(losses[:, -1] < losses[:, 0])
 
 
 @pytest.mark.parametrize("metric", ["auc", "ks", "pak"])
