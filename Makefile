@@ -7,7 +7,7 @@ CONFIG ?= config/config.yaml
 SNAKEMAKE_ARGS ?=
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: install reproduce test lint dry-run clean
+.PHONY: install reproduce test lint dry-run clean clean-numba
 
 # uv (from PyPI) resolves and installs ~5x faster than pip; pip is the fallback.
 $(VENV)/.installed: pyproject.toml
@@ -34,3 +34,8 @@ dry-run: install
 
 clean:
 	rm -rf results .snakemake
+
+# numba's cache=True does not notice a change in an njit function of another module that a cached
+# function calls: clear the compiled kernels after editing kernels.
+clean-numba:
+	find src -name '*.nbi' -delete -o -name '*.nbc' -delete
