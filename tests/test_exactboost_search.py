@@ -120,3 +120,27 @@ def test_fit_stump_shape_and_value_errors():
         fit_stump(np.array([0.0, np.nan, 1, 2]), [0, 1, 0, 1], np.zeros(4), "auc", 0.05)
     with pytest.raises(ValueError, match="single class"):
         fit_stump(np.arange(4.0), [1, 1, 1, 1], np.zeros(4), "auc", 0.05)
+
+
+@pytest.mark.parametrize("loss", ["auc", "ks", "pak"])
+def test_cutoff_keeps_every_result_below_it(loss):
+    """The booster passes the best badness of the round's earlier features as `cutoff`: a
+    search must return its own result whenever that result is below the cutoff, and otherwise
+    something not below it (so the feature is not chosen either way)."""
+    from boostcm.exactboost._search import EXACT, GREEDY, search
+    from boostcm.metrics._kernels import METRIC_IDS
+
+    rng = np.random.default_rng(5)
+    big = np.iinfo(np.int64).max
+    for _ in range(30):
+        x, y, s = random_problem(rng, int(rng.integers(6, 40)))
+        o = np.argsort(s, kind="mergesort")
+        args = (s[o], x[o], y[o].astype(np.int64), THETA, 1.0, METRIC_IDS[loss], 3)
+        for method in (GREEDY, EXACT):
+            full = search(*args, method, big)
+            for cut in (full[0] + 1, full[0], full[0] - 1, 0):
+                res = search(*args, method, cut)
+                if full[0] < cut:
+                    assert res[:4] == full[:4]
+                else:
+                    assert res[0] >= cut

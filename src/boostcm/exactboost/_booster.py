@@ -146,7 +146,8 @@ def fit_run(Xt, y, s_init, metric, theta, mscale, n_rounds, p_sub, n1_sub, n0_su
             j = feat_pool[f]
             for i in range(m):
                 x_sub[i] = Xt[j, sub[i]]
-            bad, xi, a, b, _ = search(s_sub, x_sub, y_sub, theta, mscale, metric, k_sub, method)
+            bad, xi, a, b, _ = search(s_sub, x_sub, y_sub, theta, mscale, metric, k_sub, method,
+                                      best)
             if bad < best:
                 best = bad
                 bj = j

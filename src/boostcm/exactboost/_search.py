@@ -102,8 +102,13 @@ def _point_value(s, x, y, xi, a, b, theta, mscale, metric, k, ws_vals, start, le
 
 
 @njit(cache=True, nogil=True)
-def greedy_search(s, x, y, theta, mscale, metric, k, max_levels):
-    """Greedy IA bisection (the paper's). Returns (badness, xi, a, b, levels used)."""
+def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
+    """Greedy IA bisection (the paper's). Returns (badness, xi, a, b, levels used).
+
+    `cutoff`: the caller only wants a stump with badness below it (the best of the features
+    searched so far in the round). The descent stops once the box it enters has a bound, and
+    the best centre met has a value, not below `cutoff`: its result could not be below it
+    either, so the stump actually returned (badness >= cutoff) is never used."""
     m = s.shape[0]
     vals = np.empty(6 * m)
     start = np.zeros(6, np.int64)
@@ -161,6 +166,8 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels):
                     best_ulo = ulo
                     best_uhi = uhi
                     best_h = h
+        if best >= cutoff and inc >= cutoff:
+            return inc, ix, ia, ib, -levels  # cannot beat the caller's best: abandoned
         xl, xh, al, ah, bl, bh = bxl, bxh, bal, bah, bbl, bbh
         undecided = best_und
         u_lo = best_ulo
@@ -236,8 +243,11 @@ def _heap_pop(keys, seqs, ids, size):
 
 
 @njit(cache=True, nogil=True)
-def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds):
+def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutoff):
     """Best-first branch-and-bound over the IA bounds. Returns (badness, xi, a, b, boxes bounded).
+
+    Boxes whose bound is not below `cutoff` are pruned as well: the global minimum is returned
+    when it lies below `cutoff`, otherwise some stump with badness >= cutoff.
 
     While a box has undecided points, it is split on Xi only, at the median distinct undecided
     value v: [Xi_lo, v^-] (v goes right) and [v, Xi_hi] (v goes left), so each child has fewer
@@ -275,6 +285,7 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds):
     best = _point_value(s, x, y, xh0, 0.0, 0.0, theta, mscale, metric, k, vals, start, length,
                         grp, off_neg, off_pos, buf_neg, buf_pos)
     rx, ra, rb = xh0, 0.0, 0.0
+    prune = min(best, cutoff)  # bound a box must beat to be kept
     boxes[0, 0] = xl0
     boxes[0, 1] = xh0
     boxes[0, 2] = -1.0
@@ -293,7 +304,7 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds):
     cbl = np.empty(3)
     cbh = np.empty(3)
     while size > 0:
-        if keys[0] >= best:
+        if keys[0] >= prune:
             break
         if n_bounds > max_bounds:
             return best, rx, ra, rb, -n_bounds  # budget exhausted: incumbent, not certified
@@ -327,7 +338,7 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds):
             mth = box_offsets(cal[c], cah[c], cbl[c], cbh[c], theta, mscale, off_neg, off_pos)
             lb = badness(metric, vals, start, length, off_neg, off_pos, mth, k, bmode, buf_neg, buf_pos)
             n_bounds += 1
-            if lb >= best:
+            if lb >= prune:
                 continue
             if cu == 0:
                 ac = 0.5 * (cal[c] + cah[c])
@@ -337,7 +348,8 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds):
                 if v < best:
                     best = v
                     rx, ra, rb = cxl[c], ac, bc
-                if v <= lb or lb >= best:
+                    prune = min(best, cutoff)
+                if v <= lb or lb >= prune:
                     continue  # attained: nothing better inside
                 if cdep >= max_depth:
                     for a in (cal[c], cah[c]):
@@ -348,6 +360,7 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds):
                             if v < best:
                                 best = v
                                 rx, ra, rb = cxl[c], a, b
+                                prune = min(best, cutoff)
                     continue
             if nfree > 0:
                 nfree -= 1
@@ -388,9 +401,11 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds):
 
 
 @njit(cache=True, nogil=True)
-def search(s, x, y, theta, mscale, metric, k, method):
-    """Dispatch: returns (badness, xi, a, b, work) with work = levels (greedy) or bounds (exact)."""
+def search(s, x, y, theta, mscale, metric, k, method, cutoff):
+    """Dispatch: returns (badness, xi, a, b, work) with work = levels (greedy) or bounds (exact).
+    Only a result with badness below `cutoff` is guaranteed to be the method's own result."""
     if method == GREEDY:
-        return greedy_search(s, x, y, theta, mscale, metric, k, PRECISION_BITS)
-    return exact_search(s, x, y, theta, mscale, metric, k, PRECISION_BITS, EXACT_MAX_BOUNDS)
+        return greedy_search(s, x, y, theta, mscale, metric, k, PRECISION_BITS, cutoff)
+    return exact_search(s, x, y, theta, mscale, metric, k, PRECISION_BITS, EXACT_MAX_BOUNDS,
+                        cutoff)
 

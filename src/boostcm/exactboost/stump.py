@@ -13,6 +13,7 @@ from ._search import SEARCH_IDS
 from ._search import search as _search
 
 MARGIN_SCALINGS = {"stump": 1.0, "constant": 0.0}
+_NO_CUTOFF = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,8 @@ def fit_stump(x, y, scores, loss: str, margin: float, k: int | None = None,
     else:
         kk = 1
     order = np.argsort(s, kind="mergesort")
-    bad, xi, a, b, work = _search(s[order], xs[order], yy[order], theta, mscale, mid, kk, method)
+    bad, xi, a, b, work = _search(s[order], xs[order], yy[order], theta, mscale, mid, kk, method,
+                                  _NO_CUTOFF)
     n1 = int(yy.sum())
     return Stump(float(xi), float(a), float(b),
                  float(badness_to_loss(mid, bad, xs.shape[0] - n1, n1, kk)), int(work))

@@ -167,43 +167,24 @@ def _count_from_top(vals, s, ln, off, mth, t, strict):
 
 @njit(cache=True, nogil=True)
 def _sure_negatives(vals, start, length, off_lo, off_hi, k):
-    """Negatives j in the top k for every score in their intervals: #{i != j: U_i >= L_j} < k."""
-    pn = np.empty(3, np.int64)  # negatives, descending lower ends
-    pa = np.empty(6, np.int64)  # everyone, descending upper ends
-    for g in range(3):
-        pn[g] = length[2 * g] - 1
+    """Negatives j in the top k for every score in their intervals: #{i != j: U_i >= L_j} < k.
+
+    That count (j included) is at most k exactly when L_j exceeds the (k+1)-th largest upper
+    end U_(k+1), so the answer is #{negatives j: L_j > U_(k+1)}."""
+    total = 0
     for r in range(6):
-        pa[r] = length[r] - 1
-    above = 0  # points with U_i >= current L_j (self included)
+        total += length[r]
+    if k + 1 > total:
+        return length[0] + length[2] + length[4]
+    u = kth_largest(vals, start, length, off_hi, k + 1)
     sure = 0
-    while True:
-        bg = -1
-        lj = -np.inf
-        for g in range(3):
-            if pn[g] >= 0:
-                h = vals[start[2 * g] + pn[g]] + off_lo[g]
-                if bg < 0 or h > lj:
-                    lj = h
-                    bg = g
-        if bg < 0:
-            return sure
-        pn[bg] -= 1
-        while True:
-            br = -1
-            u = -np.inf
-            for r in range(6):
-                if pa[r] >= 0:
-                    h = vals[start[r] + pa[r]] + off_hi[r // 2]
-                    if br < 0 or h > u:
-                        u = h
-                        br = r
-            if br < 0 or u < lj:
-                break
-            pa[br] -= 1
-            above += 1
-        if above - 1 >= k:
-            return sure
-        sure += 1
+    for g in range(3):
+        s, ln = start[2 * g], length[2 * g]
+        i = ln - 1
+        while i >= 0 and vals[s + i] + off_lo[g] > u:
+            sure += 1
+            i -= 1
+    return sure
 
 
 @njit(cache=True, nogil=True)
