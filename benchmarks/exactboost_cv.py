@@ -23,7 +23,8 @@ from boostcm.datasets import load_dataset
 from boostcm.exactboost import ExactBoostClassifier
 from boostcm.metrics import auc_loss, ks_loss, pak_loss
 
-FIELDS = ["dataset", "metric", "fold", "n_estimators", "n_rounds", "search", "test_loss",
+FIELDS = ["dataset", "metric", "fold", "n_estimators", "n_rounds", "search", "precision_bits",
+          "test_loss",
           "train_margin_loss", "k_eval", "fit_seconds"]
 
 
@@ -35,6 +36,7 @@ def main(argv=None):
     ap.add_argument("--n-estimators", type=int, default=250)
     ap.add_argument("--n-rounds", type=int, default=50)
     ap.add_argument("--search", default="greedy")
+    ap.add_argument("--precision-bits", type=int, default=53)
     ap.add_argument("--n-jobs", type=int, default=1)
     args = ap.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -51,6 +53,7 @@ def main(argv=None):
                 for fold, (tr, te) in enumerate(folds):
                     model = ExactBoostClassifier(metric=metric, n_estimators=args.n_estimators,
                                                  n_rounds=args.n_rounds, search=args.search,
+                                                 precision_bits=args.precision_bits,
                                                  random_state=fold, n_jobs=args.n_jobs)
                     t0 = time.perf_counter()
                     model.fit(X[tr], y[tr])
@@ -65,7 +68,8 @@ def main(argv=None):
                         loss = pak_loss(s, y[te], k_eval)
                     w.writerow(dict(dataset=name, metric=metric, fold=fold,
                                     n_estimators=args.n_estimators, n_rounds=args.n_rounds,
-                                    search=args.search, test_loss=loss,
+                                    search=args.search,
+                                    precision_bits=args.precision_bits, test_loss=loss,
                                     train_margin_loss=float(model.train_margin_loss_[:, -1].mean()),
                                     k_eval=k_eval if metric == "pak" else "", fit_seconds=dt))
                     fh.flush()

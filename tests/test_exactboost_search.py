@@ -103,6 +103,8 @@ def test_search_is_invariant_to_increasing_feature_transforms():
         (dict(margin=-0.1), "margin"),
         (dict(loss="pak", k=None), "k is required"),
         (dict(loss="pak", k=99), "k must be between"),
+        (dict(precision_bits=0), "precision_bits"),
+        (dict(precision_bits=2.5), "precision_bits"),
     ],
 )
 def test_fit_stump_errors(kwargs, match):
@@ -137,9 +139,9 @@ def test_cutoff_keeps_every_result_below_it(loss):
         o = np.argsort(s, kind="mergesort")
         args = (s[o], x[o], y[o].astype(np.int64), THETA, 1.0, METRIC_IDS[loss], 3)
         for method in (GREEDY, EXACT):
-            full = search(*args, method, big)
+            full = search(*args, method, 53, big)
             for cut in (full[0] + 1, full[0], full[0] - 1, 0):
-                res = search(*args, method, cut)
+                res = search(*args, method, 53, cut)
                 if full[0] < cut:
                     assert res[:4] == full[:4]
                 else:

@@ -72,7 +72,7 @@ def _full_badness(metric, s, y, order, k, theta, vals, start, length, sbuf, ybuf
 
 @njit(cache=True, nogil=True)
 def fit_run(Xt, y, s_init, metric, theta, mscale, n_rounds, p_sub, n1_sub, n0_sub, k_full,
-            k_sub, method, seed, random_init, out_feat, out_xi, out_a, out_b, out_lo, out_scale,
+            k_sub, method, bits, seed, random_init, out_feat, out_xi, out_a, out_b, out_lo, out_scale,
             out_loss):
     """Fit one run; fills the out_* arrays (one entry per round, out_feat = -1 when rejected)
     and out_loss[t] = full-data margin badness after round t (out_loss[0]: initial scores)."""
@@ -147,7 +147,7 @@ def fit_run(Xt, y, s_init, metric, theta, mscale, n_rounds, p_sub, n1_sub, n0_su
             for i in range(m):
                 x_sub[i] = Xt[j, sub[i]]
             bad, xi, a, b, _ = search(s_sub, x_sub, y_sub, theta, mscale, metric, k_sub, method,
-                                      best)
+                                      bits, best)
             if bad < best:
                 best = bad
                 bj = j

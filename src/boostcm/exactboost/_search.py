@@ -34,7 +34,7 @@ from ..metrics._kernels import BOUND, BOUND_MARGIN, TIGHT, VALUE, badness
 
 GREEDY, EXACT = 0, 1
 SEARCH_IDS = {"greedy": GREEDY, "exact": EXACT}
-PRECISION_BITS = 53  # float64 significand: the IA precision c (TARGETS.md Part G item 6)
+PRECISION_BITS = 53  # default IA precision c: the float64 significand (TARGETS.md Part G item 6)
 EXACT_MAX_BOUNDS = 2_000_000  # safety budget of the branch-and-bound (see exact_search)
 _BIG = np.iinfo(np.int64).max
 
@@ -152,7 +152,10 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
             else:
                 cxl = xl if h == 0 else xm
                 cxh = xm if h == 0 else xh
-            und, ulo, uhi = scatter(s, x, y, cxl, cxh, vals, start, length, grp)
+            if undecided > 0:
+                und, ulo, uhi = scatter(s, x, y, cxl, cxh, vals, start, length, grp)
+            else:  # the partition is fixed and `vals` already holds it
+                und, ulo, uhi = 0, 0.0, 0.0
             for c in range(3):
                 cal, cah = (al, am) if c < 2 else (am, ah)
                 cbl, cbh = (bl, bm) if c != 1 else (bm, bh)
@@ -401,11 +404,11 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
 
 
 @njit(cache=True, nogil=True)
-def search(s, x, y, theta, mscale, metric, k, method, cutoff):
-    """Dispatch: returns (badness, xi, a, b, work) with work = levels (greedy) or bounds (exact).
-    Only a result with badness below `cutoff` is guaranteed to be the method's own result."""
+def search(s, x, y, theta, mscale, metric, k, method, bits, cutoff):
+    """Dispatch: returns (badness, xi, a, b, work) with work = levels (greedy) or bounds (exact);
+    `bits` = c, the number of bisections of A and B. Only a result with badness below `cutoff`
+    is guaranteed to be the method's own result."""
     if method == GREEDY:
-        return greedy_search(s, x, y, theta, mscale, metric, k, PRECISION_BITS, cutoff)
-    return exact_search(s, x, y, theta, mscale, metric, k, PRECISION_BITS, EXACT_MAX_BOUNDS,
-                        cutoff)
+        return greedy_search(s, x, y, theta, mscale, metric, k, bits, cutoff)
+    return exact_search(s, x, y, theta, mscale, metric, k, bits, EXACT_MAX_BOUNDS, cutoff)
 

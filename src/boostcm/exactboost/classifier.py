@@ -16,8 +16,8 @@ from .._validation import check_binary_labels, check_finite_1d, check_finite_2d
 from ..metrics import check_margin
 from ..metrics._kernels import METRIC_IDS, PAK, badness_to_loss
 from ._booster import fit_run, predict_runs
-from ._search import SEARCH_IDS
-from .stump import MARGIN_SCALINGS, check_choice
+from ._search import PRECISION_BITS, SEARCH_IDS
+from .stump import MARGIN_SCALINGS, check_choice, check_precision_bits
 
 INITS = ("zeros", "random")
 
@@ -43,13 +43,14 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
     (0, 1] = fraction of rows, None = ceil(0.5 * positive rate * n), the evaluation convention);
     `init` ("zeros" or "random" = U(0, 1) on the training rows, 0.5 for new rows; ignored when
     `fit` gets `init_score`); `margin_scaling` ("stump": positives lowered by
-    (1 + |b - a|/2) margin as in (2.4); "constant": by margin).
+    (1 + |b - a|/2) margin as in (2.4); "constant": by margin); `precision_bits` (c, the number
+    of halvings of the stump heights' intervals: 53 = float64 as the paper, 24 = float32).
     Runs use independent seeds derived from `random_state`, so results do not depend on `n_jobs`.
     """
 
     def __init__(self, metric="auc", margin=0.05, n_estimators=250, n_rounds=50, subsample=0.2,
                  colsample=0.2, k=None, search="greedy", init="zeros", margin_scaling="stump",
-                 random_state=None, n_jobs=None):
+                 precision_bits=PRECISION_BITS, random_state=None, n_jobs=None):
         self.metric = metric
         self.margin = margin
         self.n_estimators = n_estimators
@@ -60,6 +61,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         self.search = search
         self.init = init
         self.margin_scaling = margin_scaling
+        self.precision_bits = precision_bits
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -115,6 +117,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         """Fit on X (n, p) and labels y (two classes). `init_score` (n,): initial scores S0
         (min-max normalised); pass the same kind of scores to decision_function later."""
         mid, method, mscale, theta, subsample, colsample = self._check_params()
+        bits = check_precision_bits(self.precision_bits)
         X, y = validate_data(self, X, y, ensure_all_finite=False, dtype=np.float64,
                              y_numeric=False)
         X = check_finite_2d(X)
@@ -151,7 +154,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             out = (np.full(T, -1, np.int64), np.zeros(T), np.zeros(T), np.zeros(T),
                    np.zeros(T), np.ones(T), np.zeros(T + 1, np.int64))
             fit_run(Xt, y01, s0, mid, theta, mscale, T, p_sub, n1_sub, n0_sub, k_full, k_sub,
-                    method, seeds[e], random_init, *out)
+                    method, bits, seeds[e], random_init, *out)
             return out
 
         n_jobs = 1 if self.n_jobs is None else self.n_jobs

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -9,7 +10,7 @@ import numpy as np
 from .._validation import check_binary_labels, check_finite_1d
 from ..metrics import check_k, check_margin
 from ..metrics._kernels import METRIC_IDS, PAK, badness_to_loss
-from ._search import SEARCH_IDS
+from ._search import PRECISION_BITS, SEARCH_IDS
 from ._search import search as _search
 
 MARGIN_SCALINGS = {"stump": 1.0, "constant": 0.0}
@@ -39,13 +40,21 @@ def check_choice(value, options, name):
     return options[value]
 
 
+def check_precision_bits(bits):
+    if isinstance(bits, bool) or not isinstance(bits, numbers.Integral) or not 1 <= bits <= 64:
+        raise ValueError(f"precision_bits must be an integer in [1, 64], got {bits!r}")
+    return int(bits)
+
+
 def fit_stump(x, y, scores, loss: str, margin: float, k: int | None = None,
-              search: str = "greedy", margin_scaling: str = "stump") -> Stump:
+              search: str = "greedy", margin_scaling: str = "stump",
+              precision_bits: int = PRECISION_BITS) -> Stump:
     """Best stump on feature `x` added to `scores` for the margin loss (2.4).
 
     search="greedy": the paper's IA bisection (Algorithm 3); "exact": branch-and-bound, the
     global minimum over thresholds and a, b in [-1, 1]. margin_scaling="stump" lowers positives by
     (1 + |b - a|/2) margin as in (2.4); "constant" by margin only (Algorithm 3's shorthand).
+    precision_bits: c, how many times A and B are halved (53 = float64, 24 = float32).
     """
     method = check_choice(search, SEARCH_IDS, "search")
     mid = check_choice(loss, METRIC_IDS, "loss")
@@ -64,7 +73,7 @@ def fit_stump(x, y, scores, loss: str, margin: float, k: int | None = None,
         kk = 1
     order = np.argsort(s, kind="mergesort")
     bad, xi, a, b, work = _search(s[order], xs[order], yy[order], theta, mscale, mid, kk, method,
-                                  _NO_CUTOFF)
+                                  check_precision_bits(precision_bits), _NO_CUTOFF)
     n1 = int(yy.sum())
     return Stump(float(xi), float(a), float(b),
                  float(badness_to_loss(mid, bad, xs.shape[0] - n1, n1, kk)), int(work))
