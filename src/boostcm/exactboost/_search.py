@@ -20,6 +20,13 @@ Two searches share these bounds:
   pruned, so the returned value is the global minimum over Xi x [-1, 1]^2 (to float resolution,
   boxes are cut at depth 53).
 
+* ``reduced``: the same greedy bisection over (Xi, D), D an interval of d = b - a in [-2, 2]: the
+  loss depends on the stump through (xi, d) only (translation invariance), so left points keep
+  their scores, right points get + d and undecided ones the hull of {0} and D; 2 x 2 children a
+  level, and the AUC bound compares same-side pairs at one stump value (TIGHT). Unlike the
+  (A, B) descent, it does not stall on tied scores (e.g. S0 = 0, where the (A, B) bound's slack
+  inside a side makes every wide box look good). Returns a = -d/2, b = d/2.
+
 Since the losses are translation invariant, the child (A_hi half, B_hi half) is the
 (A_lo, B_lo) child shifted by the same amount in a and b: identical bound and values, so only
 3 of the 4 (A, B) children are evaluated.
@@ -32,8 +39,8 @@ from numba import njit
 
 from ..metrics._kernels import BOUND, BOUND_MARGIN, TIGHT, VALUE, badness
 
-GREEDY, EXACT = 0, 1
-SEARCH_IDS = {"greedy": GREEDY, "exact": EXACT}
+GREEDY, EXACT, REDUCED = 0, 1, 2
+SEARCH_IDS = {"greedy": GREEDY, "exact": EXACT, "reduced": REDUCED}
 PRECISION_BITS = 53  # default IA precision c: the float64 significand (TARGETS.md Part G item 6)
 EXACT_MAX_BOUNDS = 2_000_000  # safety budget of the branch-and-bound (see exact_search)
 _BIG = np.iinfo(np.int64).max
@@ -200,6 +207,102 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
                     best = v
                     rx, ra, rb = xi, a, b
     return best, rx, ra, rb, levels
+
+
+@njit(cache=True, nogil=True)
+def d_offsets(d_lo, d_hi, theta, mscale, off_neg, off_pos):
+    """IA ends per group for d = b - a in [d_lo, d_hi] (left 0, undecided hull(0, D), right D);
+    returns the smallest margin (1 + mscale min|d| / 2) theta over D."""
+    dmin = max(0.0, d_lo, -d_hi)
+    off_neg[0] = 0.0
+    off_pos[0] = 0.0
+    off_neg[1] = min(0.0, d_lo)
+    off_pos[1] = max(0.0, d_hi)
+    off_neg[2] = d_lo
+    off_pos[2] = d_hi
+    return (1.0 + mscale * dmin / 2.0) * theta
+
+
+@njit(cache=True, nogil=True)
+def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
+    """Greedy IA bisection over (Xi, D); see the module docstring. Returns (badness, xi, a, b,
+    levels) with a = -d/2, b = d/2; `cutoff` as in greedy_search."""
+    m = s.shape[0]
+    vals = np.empty(6 * m)
+    start = np.zeros(6, np.int64)
+    length = np.zeros(6, np.int64)
+    grp = np.empty(m, np.int64)
+    buf_neg = np.empty(m)
+    buf_pos = np.empty(m)
+    off_neg = np.empty(3)
+    off_pos = np.empty(3)
+    bmode = (BOUND_MARGIN if theta > 0.0 else BOUND) + TIGHT
+    xl = x.min()
+    xh = x.max()
+    dl, dh = -2.0, 2.0
+    undecided = m
+    u_lo = -np.inf
+    u_hi = np.inf
+    levels = 0
+    inc = _BIG  # best centre value met on the way, and its stump
+    ix, idd = xh, 0.0
+    for level in range(max_levels):
+        levels = level + 1
+        dm = 0.5 * (dl + dh)
+        best = _BIG
+        bxl, bxh, bdl, bdh = xl, xh, dl, dh
+        best_und = 0
+        best_ulo = 0.0
+        best_uhi = 0.0
+        best_h = 0
+        n_h = 2 if undecided > 0 else 1  # with no undecided point both Xi halves are the same
+        for h in range(n_h):
+            if undecided > 0:
+                if u_lo == u_hi:  # all undecided points share v: split at v (as greedy_search)
+                    cxl = xl if h == 0 else u_lo
+                    cxh = np.nextafter(u_lo, -np.inf) if h == 0 else xh
+                else:
+                    xm = 0.5 * (xl + xh)
+                    cxl = xl if h == 0 else xm
+                    cxh = xm if h == 0 else xh
+                und, ulo, uhi = scatter(s, x, y, cxl, cxh, vals, start, length, grp)
+            else:  # the partition is fixed and `vals` already holds it
+                cxl, cxh, und, ulo, uhi = xl, xh, 0, 0.0, 0.0
+            for c in range(2):
+                cdl = dl if c == 0 else dm
+                cdh = dm if c == 0 else dh
+                mth = d_offsets(cdl, cdh, theta, mscale, off_neg, off_pos)
+                lb = badness(metric, vals, start, length, off_neg, off_pos, mth, k, bmode,
+                             buf_neg, buf_pos)
+                if lb < best:
+                    best = lb
+                    bxl, bxh, bdl, bdh = cxl, cxh, cdl, cdh
+                    best_und, best_ulo, best_uhi, best_h = und, ulo, uhi, h
+        if best >= cutoff and inc >= cutoff:
+            return inc, ix, -0.5 * idd, 0.5 * idd, -levels  # cannot beat the caller's best
+        if undecided > 0 and best_und == 0 and best_h != n_h - 1:
+            scatter(s, x, y, bxl, bxh, vals, start, length, grp)  # `vals` must hold the box
+        xl, xh, dl, dh = bxl, bxh, bdl, bdh
+        undecided, u_lo, u_hi = best_und, best_ulo, best_uhi
+        if undecided == 0:
+            dc = 0.5 * (dl + dh)
+            mth = d_offsets(dc, dc, theta, mscale, off_neg, off_pos)
+            v = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg,
+                        buf_pos)
+            if v < inc:
+                inc, ix, idd = v, xl, dc
+        if inc <= best:
+            return inc, ix, -0.5 * idd, 0.5 * idd, levels
+    best, rx, rd = inc, ix, idd
+    for xi in (xl, xh):
+        scatter(s, x, y, xi, xi, vals, start, length, grp)
+        for d in (dl, dh):
+            mth = d_offsets(d, d, theta, mscale, off_neg, off_pos)
+            v = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg,
+                        buf_pos)
+            if v < best:
+                best, rx, rd = v, xi, d
+    return best, rx, -0.5 * rd, 0.5 * rd, levels
 
 
 @njit(cache=True, nogil=True)
@@ -410,5 +513,7 @@ def search(s, x, y, theta, mscale, metric, k, method, bits, cutoff):
     is guaranteed to be the method's own result."""
     if method == GREEDY:
         return greedy_search(s, x, y, theta, mscale, metric, k, bits, cutoff)
+    if method == REDUCED:
+        return reduced_search(s, x, y, theta, mscale, metric, k, bits, cutoff)
     return exact_search(s, x, y, theta, mscale, metric, k, bits, EXACT_MAX_BOUNDS, cutoff)
 
