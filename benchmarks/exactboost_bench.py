@@ -41,12 +41,12 @@ import json, resource, sys, time
 import numpy as np
 from boostcm.datasets import load_dataset
 from boostcm.exactboost import ExactBoostClassifier
-name, metric, threads, E = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+name, metric, threads, E, search = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 X, y = load_dataset(name)
 few = np.r_[np.flatnonzero(y == 0)[:30], np.flatnonzero(y == 1)[:30]]
-ExactBoostClassifier(metric=metric, n_estimators=2, n_rounds=2).fit(X[few], y[few])  # load numba cache
+ExactBoostClassifier(metric=metric, n_estimators=2, n_rounds=2, search=search).fit(X[few], y[few])  # compile
 t0 = time.perf_counter(); c0 = time.process_time()
-ExactBoostClassifier(metric=metric, n_estimators=E, random_state=0, n_jobs=threads).fit(X, y)
+ExactBoostClassifier(metric=metric, n_estimators=E, random_state=0, n_jobs=threads, search=search).fit(X, y)
 wall = time.perf_counter() - t0; cpu = time.process_time() - c0
 print(json.dumps(dict(wall=wall, cpu=cpu, peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
 """
@@ -85,14 +85,15 @@ def throughput(n, seed=0):
     return rows
 
 
-def fit_row(name, metric, threads, n_est):
+def fit_row(name, metric, threads, n_est, search):
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads), OMP_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", CHILD, name, metric, str(threads), str(n_est)],
+    out = subprocess.run([sys.executable, "-c", CHILD, name, metric, str(threads), str(n_est), search],
                          capture_output=True, text=True, env=env, check=True)
     r = json.loads(out.stdout.strip().splitlines()[-1])
     e250 = r["wall"] * 250 / n_est
     ref = AUTHORS_SECONDS.get((name, metric))
-    return dict(kind="fit", dataset=name, metric=metric, threads=threads, n_estimators=n_est,
+    return dict(kind="fit", dataset=name, metric=metric, search=search, threads=threads,
+                n_estimators=n_est,
                 seconds=r["wall"], cpu_seconds=r["cpu"], seconds_E250=e250,
                 peak_mib=r["peak_mib"], authors_seconds_1thread=ref or "",
                 speedup_vs_authors=(ref / e250) if ref else "")
@@ -105,11 +106,12 @@ def main(argv=None):
     ap.add_argument("--metrics", nargs="+", default=["auc", "ks", "pak"])
     ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     ap.add_argument("--n-estimators", type=int, default=250)
+    ap.add_argument("--search", nargs="+", default=["greedy"])
     ap.add_argument("--throughput-n", type=int, default=10**7)
     ap.add_argument("--skip-throughput", action="store_true")
     args = ap.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    fields = ["kind", "dataset", "metric", "threads", "n_estimators", "seconds", "cpu_seconds",
+    fields = ["kind", "dataset", "metric", "search", "threads", "n_estimators", "seconds", "cpu_seconds",
               "seconds_E250", "peak_mib", "authors_seconds_1thread", "speedup_vs_authors",
               "baseline_seconds", "speedup_vs_baseline", "agree"]
     new = not args.out.exists()
@@ -123,11 +125,12 @@ def main(argv=None):
                 fh.flush()
         for name in args.datasets:
             for metric in args.metrics:
-                for th in args.threads:
-                    row = fit_row(name, metric, th, args.n_estimators)
-                    w.writerow(row)
-                    fh.flush()
-                    print(row, flush=True)
+                for search in args.search:
+                    for th in args.threads:
+                        row = fit_row(name, metric, th, args.n_estimators, search)
+                        w.writerow(row)
+                        fh.flush()
+                        print(row, flush=True)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from boostcm.exactboost import ExactBoostClassifier
 from boostcm.metrics import auc_loss, ks_loss, pak_loss
 
 FIELDS = ["dataset", "metric", "fold", "n_estimators", "n_rounds", "search", "precision_bits",
-          "test_loss",
+          "init", "test_loss",
           "train_margin_loss", "k_eval", "fit_seconds"]
 
 
@@ -37,6 +37,7 @@ def main(argv=None):
     ap.add_argument("--n-rounds", type=int, default=50)
     ap.add_argument("--search", default="greedy")
     ap.add_argument("--precision-bits", type=int, default=53)
+    ap.add_argument("--init", default="random", choices=["zeros", "random"])
     ap.add_argument("--n-jobs", type=int, default=1)
     args = ap.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -54,7 +55,7 @@ def main(argv=None):
                     model = ExactBoostClassifier(metric=metric, n_estimators=args.n_estimators,
                                                  n_rounds=args.n_rounds, search=args.search,
                                                  precision_bits=args.precision_bits,
-                                                 random_state=fold, n_jobs=args.n_jobs)
+                                                 init=args.init, random_state=fold, n_jobs=args.n_jobs)
                     t0 = time.perf_counter()
                     model.fit(X[tr], y[tr])
                     dt = time.perf_counter() - t0
@@ -69,7 +70,8 @@ def main(argv=None):
                     w.writerow(dict(dataset=name, metric=metric, fold=fold,
                                     n_estimators=args.n_estimators, n_rounds=args.n_rounds,
                                     search=args.search,
-                                    precision_bits=args.precision_bits, test_loss=loss,
+                                    precision_bits=args.precision_bits, init=args.init,
+                                    test_loss=loss,
                                     train_margin_loss=float(model.train_margin_loss_[:, -1].mean()),
                                     k_eval=k_eval if metric == "pak" else "", fit_seconds=dt))
                     fh.flush()

@@ -36,7 +36,8 @@ def test_margin_loss_never_increases_across_rounds(metric):
 def test_training_scores_reproduce_the_recorded_loss(metric):
     # the stumps, replayed by decision_function, give back the scores the fit accepted
     X, y = make_data(seed=2)
-    m = ExactBoostClassifier(metric=metric, n_estimators=1, n_rounds=8, random_state=0).fit(X, y)
+    m = ExactBoostClassifier(metric=metric, n_estimators=1, n_rounds=8, init="zeros",
+                             random_state=0).fit(X, y)
     s = m.decision_function(X) + m.threshold_
     k = m.k_train_
     loss = {"auc": lambda: auc_loss(s, y, 0.05), "ks": lambda: ks_loss(s, y, 0.05),
@@ -60,7 +61,7 @@ def test_proposition_2_5_ensembler_not_worse_than_best_base_score(metric, loss, 
         k = int(rng.integers(5, 40))
         m = ExactBoostClassifier(metric=metric, margin=margin, n_estimators=2, n_rounds=4,
                                  subsample=1.0, colsample=1.0, k=k, search="exact",
-                                 random_state=rep).fit(Z, y)
+                                 init="zeros", random_state=rep).fit(Z, y)
         s = m.decision_function(Z)
         args = (k,) if metric == "pak" else ()
         best_base = min(loss(Z[:, j], y, *args) for j in range(M))

@@ -41,15 +41,15 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters beyond the paper's: `k` (P@k depth: int = count on the training set, float in
     (0, 1] = fraction of rows, None = ceil(0.5 * positive rate * n), the evaluation convention);
-    `init` ("zeros" or "random" = U(0, 1) on the training rows, 0.5 for new rows; ignored when
-    `fit` gets `init_score`); `margin_scaling` ("stump": positives lowered by
+    `init` ("random" = U(0, 1) on the training rows and 0.5 for new rows, as the authors' code;
+    "zeros" = S0 = 0, the ensembler's start of Prop. 2.5; ignored when `fit` gets `init_score`); `margin_scaling` ("stump": positives lowered by
     (1 + |b - a|/2) margin as in (2.4); "constant": by margin); `precision_bits` (c, the number
     of halvings of the stump heights' intervals: 53 = float64 as the paper, 24 = float32).
     Runs use independent seeds derived from `random_state`, so results do not depend on `n_jobs`.
     """
 
     def __init__(self, metric="auc", margin=0.05, n_estimators=250, n_rounds=50, subsample=0.2,
-                 colsample=0.2, k=None, search="greedy", init="zeros", margin_scaling="stump",
+                 colsample=0.2, k=None, search="greedy", init="random", margin_scaling="stump",
                  precision_bits=PRECISION_BITS, random_state=None, n_jobs=None):
         self.metric = metric
         self.margin = margin
