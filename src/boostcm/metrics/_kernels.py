@@ -100,22 +100,37 @@ def _merge_class(vals, start, length, off, mth, cls, out):
 
 @njit(cache=True, nogil=True)
 def ks_sweep(neg, n0, pos, n1):
-    """max(0, max_t n1 #{neg <= t} - n0 #{pos <= t}) for ascending arrays (ties grouped)."""
+    """max(0, max_t n1 #{neg <= t} - n0 #{pos <= t}) for ascending arrays (ties grouped).
+
+    A negative strictly below the next positive is checked at once: if tied negatives follow,
+    the partial count is below the value at their common threshold, so it cannot raise the max;
+    a block where negatives and positives tie is checked only after the whole block."""
     i = 0
     j = 0
     cur = 0
     best = 0
-    while i < n0 or j < n1:
-        if j >= n1 or (i < n0 and neg[i] < pos[j]):
-            v = neg[i]
-        else:
-            v = pos[j]
-        while i < n0 and neg[i] == v:
+    while i < n0 and j < n1:
+        u = neg[i]
+        w = pos[j]
+        if u < w:
             cur += n1
             i += 1
-        while j < n1 and pos[j] == v:
+            if cur > best:
+                best = cur
+        elif w < u:
             cur -= n0
             j += 1
+        else:
+            while i < n0 and neg[i] == u:
+                cur += n1
+                i += 1
+            while j < n1 and pos[j] == u:
+                cur -= n0
+                j += 1
+            if cur > best:
+                best = cur
+    if i < n0:  # only negatives left: the sum keeps rising to its end
+        cur += n1 * (n0 - i)
         if cur > best:
             best = cur
     return best
