@@ -146,20 +146,21 @@ def ks_badness(vals, start, length, off_neg, off_pos, mth, buf_neg, buf_pos):
 @njit(cache=True, nogil=True)
 def kth_largest(vals, start, length, off, k):
     """k-th largest of all six runs, run r shifted by off[r // 2] (k >= 1, k <= total)."""
+    head = np.empty(6)  # current largest unused value of each run
     ptr = np.empty(6, np.int64)
     for r in range(6):
-        ptr[r] = length[r] - 1
+        ptr[r] = start[r] + length[r] - 1
+        head[r] = vals[ptr[r]] + off[r // 2] if length[r] > 0 else -np.inf
     v = -np.inf
     for _ in range(k):
-        best_r = -1
-        v = -np.inf
-        for r in range(6):
-            if ptr[r] >= 0:
-                h = vals[start[r] + ptr[r]] + off[r // 2]
-                if best_r < 0 or h > v:
-                    v = h
-                    best_r = r
-        ptr[best_r] -= 1
+        br = 0
+        v = head[0]
+        for r in range(1, 6):
+            if head[r] > v:
+                v = head[r]
+                br = r
+        ptr[br] -= 1
+        head[br] = vals[ptr[br]] + off[br // 2] if ptr[br] >= start[br] else -np.inf
     return v
 
 
