@@ -94,8 +94,8 @@ def test_search_is_invariant_to_increasing_feature_transforms():
         x, y, s = random_problem(rng, 40)
         a = fit_stump(x, y, s, loss, THETA, k=7, search="exact")
         b = fit_stump(np.exp(3 * x) - 5, y, s, loss, THETA, k=7, search="exact")
+        # the optimum depends on the order of x only (the greedy's value-space halving does not)
         assert a.loss == b.loss
-        assert np.array_equal(a(x) - a.a, b(np.exp(3 * x) - 5) - b.a) or a.loss == b.loss
 
 
 @pytest.mark.parametrize(
