@@ -35,16 +35,18 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
     Each of `n_estimators` independent runs starts from the initial scores S0 and for
     `n_rounds` rounds: samples ceil(colsample p) features and ceil(subsample n_c) rows of each
     class (without replacement), fits the best stump of every sampled feature on the subsample
-    by interval arithmetic (`search`: "greedy" = the paper's bisection, "exact" = branch-and-bound),
-    adds the best one, min-max normalises the scores to [0, 1] and keeps the round only if the
-    full-training-set margin loss did not increase. The score is the mean over runs.
+    by interval arithmetic (`search`: "greedy" = the paper's bisection, "reduced" = the same over
+    (threshold, b - a), "exact" = branch-and-bound), adds the best one, min-max normalises the
+    scores to [0, 1] and keeps the round only if the full-training-set margin loss did not
+    increase. The score is the mean over runs.
 
     Parameters beyond the paper's: `k` (P@k depth: int = count on the training set, float in
     (0, 1] = fraction of rows, None = ceil(0.5 * positive rate * n), the evaluation convention);
     `init` ("random" = U(0, 1) on the training rows and 0.5 for new rows, as the authors' code;
-    "zeros" = S0 = 0, the ensembler's start of Prop. 2.5; ignored when `fit` gets `init_score`); `margin_scaling` ("stump": positives lowered by
-    (1 + |b - a|/2) margin as in (2.4); "constant": by margin); `precision_bits` (c, the number
-    of halvings of the stump heights' intervals: 53 = float64 as the paper, 24 = float32).
+    "zeros" = S0 = 0, the ensembler's start of Prop. 2.5; ignored when `fit` gets `init_score`);
+    `margin_scaling` ("stump": positives lowered by (1 + |b - a|/2) margin as in (2.4);
+    "constant": by margin); `precision_bits` (c, the number of halvings of the stump heights'
+    intervals: 53 = float64 as the paper, 24 = float32).
     Runs use independent seeds derived from `random_state`, so results do not depend on `n_jobs`.
     """
 

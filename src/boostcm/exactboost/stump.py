@@ -51,8 +51,9 @@ def fit_stump(x, y, scores, loss: str, margin: float, k: int | None = None,
               precision_bits: int = PRECISION_BITS) -> Stump:
     """Best stump on feature `x` added to `scores` for the margin loss (2.4).
 
-    search="greedy": the paper's IA bisection (Algorithm 3); "exact": branch-and-bound, the
-    global minimum over thresholds and a, b in [-1, 1]. margin_scaling="stump" lowers positives by
+    search="greedy": the paper's IA bisection (Algorithm 3); "reduced": the same bisection over
+    (threshold, d = b - a), returning a = -d/2, b = d/2; "exact": branch-and-bound, the global
+    minimum over thresholds and a, b in [-1, 1]. margin_scaling="stump" lowers positives by
     (1 + |b - a|/2) margin as in (2.4); "constant" by margin only (Algorithm 3's shorthand).
     precision_bits: c, how many times A and B are halved (53 = float64, 24 = float32).
     """
