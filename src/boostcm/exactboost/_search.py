@@ -23,7 +23,8 @@ Two searches share these bounds:
 * ``reduced``: the same greedy bisection over (Xi, D), D an interval of d = b - a in [-2, 2]: the
   loss depends on the stump through (xi, d) only (translation invariance), so left points keep
   their scores, right points get + d and undecided ones the hull of {0} and D; 2 x 2 children a
-  level, and the AUC bound compares same-side pairs at one stump value (TIGHT). Unlike the
+  level, and the AUC bound compares same-side pairs at one stump value (TIGHT); equal bounds
+  are told apart by the children's centre values. Unlike the
   (A, B) descent, it does not stall on tied scores (e.g. S0 = 0, where the (A, B) bound's slack
   inside a side makes every wide box look good). Returns a = -d/2, b = d/2.
 
@@ -224,10 +225,31 @@ def d_offsets(d_lo, d_hi, theta, mscale, off_neg, off_pos):
 
 
 @njit(cache=True, nogil=True)
+def _centre_value(s, x, y, xl, xh, und, dl, dh, theta, mscale, metric, k, vals, start, length,
+                  grp, off_neg, off_pos, buf_neg, buf_pos):
+    """Value of the stump at the centre of a (Xi, D) box (threshold Xi_lo once no data point is
+    undecided); returns (badness, xi, d). Uses its own run buffers."""
+    xi = 0.5 * (xl + xh) if und > 0 else xl
+    d = 0.5 * (dl + dh)
+    scatter(s, x, y, xi, xi, vals, start, length, grp)
+    mth = d_offsets(d, d, theta, mscale, off_neg, off_pos)
+    return badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg,
+                   buf_pos), xi, d
+
+
+@njit(cache=True, nogil=True)
 def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
     """Greedy IA bisection over (Xi, D); see the module docstring. Returns (badness, xi, a, b,
-    levels) with a = -d/2, b = d/2; `cutoff` as in greedy_search."""
+    levels) with a = -d/2, b = d/2; `cutoff` as in greedy_search.
+
+    Children with equal bounds (common near the root, where every bound is loose) are told
+    apart by the value of the stump at their centres; those values also join the incumbent."""
     m = s.shape[0]
+    vals2 = np.empty(6 * m)  # runs of the centre stumps (tie-breaks)
+    start2 = np.zeros(6, np.int64)
+    length2 = np.zeros(6, np.int64)
+    on2 = np.empty(3)
+    op2 = np.empty(3)
     vals = np.empty(6 * m)
     start = np.zeros(6, np.int64)
     length = np.zeros(6, np.int64)
@@ -255,6 +277,7 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
         best_ulo = 0.0
         best_uhi = 0.0
         best_h = 0
+        best_cv = _BIG  # centre value of the chosen child (_BIG: not computed)
         n_h = 2 if undecided > 0 else 1  # with no undecided point both Xi halves are the same
         for h in range(n_h):
             if undecided > 0:
@@ -274,8 +297,22 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
                 mth = d_offsets(cdl, cdh, theta, mscale, off_neg, off_pos)
                 lb = badness(metric, vals, start, length, off_neg, off_pos, mth, k, bmode,
                              buf_neg, buf_pos)
-                if lb < best:
+                cv = _BIG
+                if lb == best:  # tie: compare the centre values
+                    if best_cv == _BIG:
+                        best_cv, vx, vd = _centre_value(s, x, y, bxl, bxh, best_und, bdl, bdh,
+                                                        theta, mscale, metric, k, vals2, start2,
+                                                        length2, grp, on2, op2, buf_neg, buf_pos)
+                        if best_cv < inc:
+                            inc, ix, idd = best_cv, vx, vd
+                    cv, vx, vd = _centre_value(s, x, y, cxl, cxh, und, cdl, cdh, theta, mscale,
+                                               metric, k, vals2, start2, length2, grp, on2, op2,
+                                               buf_neg, buf_pos)
+                    if cv < inc:
+                        inc, ix, idd = cv, vx, vd
+                if lb < best or cv < best_cv:
                     best = lb
+                    best_cv = cv
                     bxl, bxh, bdl, bdh = cxl, cxh, cdl, cdh
                     best_und, best_ulo, best_uhi, best_h = und, ulo, uhi, h
         if best >= cutoff and inc >= cutoff:
