@@ -16,25 +16,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._splitmix import GOLDEN, splitmix64
 from ..metrics._kernels import VALUE, badness, sorted_runs
 from ._search import search
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
 _S11 = np.uint64(11)
 
 
 @njit(cache=True, nogil=True)
 def _next_u64(state):
-    z = state[0] + _GOLDEN
-    state[0] = z
-    z = (z ^ (z >> _S30)) * _MIX1
-    z = (z ^ (z >> _S27)) * _MIX2
-    return z ^ (z >> _S31)
+    z = splitmix64(state[0])
+    state[0] += GOLDEN
+    return z
 
 
 @njit(cache=True, nogil=True)

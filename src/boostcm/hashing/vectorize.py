@@ -14,14 +14,13 @@ import numba as nb
 import numpy as np
 import pandas as pd
 
+from .._splitmix import splitmix64
+
 ENTITY_COLUMN = "entity_id"
 EMPTY_SIGNATURE = np.uint32(0xFFFFFFFF)
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
 
 
 def record_strings(records: pd.DataFrame, fields: list[str] | None = None) -> list[str]:
@@ -86,14 +85,6 @@ def encode_strings(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return buf, offsets
 
 
-@nb.njit(cache=True, inline="always")
-def _splitmix64(z):
-    z = z + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
-
-
 @nb.njit(cache=True)
 def _shingle_hashes(buf, start, stop, q):
     """fnv1a64 of every length-q window of buf[start:stop] (whole string if shorter than q)."""
@@ -119,7 +110,7 @@ def _minhash_kernel(buf, offsets, q, seeds):
         for r in range(m):
             best = np.uint64(0xFFFFFFFFFFFFFFFF)
             for s in range(hashes.shape[0]):
-                v = _splitmix64(hashes[s] ^ seeds[r])
+                v = splitmix64(hashes[s] ^ seeds[r])
                 if v < best:
                     best = v
             sig[i, r] = np.uint32(best >> np.uint64(32))
