@@ -343,6 +343,14 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
 
 
 @njit(cache=True, nogil=True)
+def _grown(a, cap):
+    """`a` copied into a new array of `cap` rows (cap >= len(a))."""
+    out = np.empty((cap,) + a.shape[1:], a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True, nogil=True)
 def _heap_push(keys, seqs, ids, size, key, seq, idx):
     i = size
     keys[i] = key
@@ -511,24 +519,12 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
             else:
                 if nbox == cap:
                     cap *= 2
-                    nb = np.empty((cap, 6))
-                    nb[:nbox] = boxes[:nbox]
-                    boxes = nb
-                    nd = np.empty(cap, np.int64)
-                    nd[:nbox] = depth[:nbox]
-                    depth = nd
-                    nk = np.empty(cap, np.int64)
-                    nk[:size] = keys[:size]
-                    keys = nk
-                    ns = np.empty(cap, np.int64)
-                    ns[:size] = seqs[:size]
-                    seqs = ns
-                    ni = np.empty(cap, np.int64)
-                    ni[:size] = ids[:size]
-                    ids = ni
-                    nf = np.empty(cap, np.int64)
-                    nf[:nfree] = free[:nfree]
-                    free = nf
+                    boxes = _grown(boxes, cap)
+                    depth = _grown(depth, cap)
+                    keys = _grown(keys, cap)
+                    seqs = _grown(seqs, cap)
+                    ids = _grown(ids, cap)
+                    free = _grown(free, cap)
                 slot = nbox
                 nbox += 1
             boxes[slot, 0] = cxl[c]
