@@ -110,6 +110,17 @@ def _point_value(s, x, y, xi, a, b, theta, mscale, metric, k, ws_vals, start, le
 
 
 @njit(cache=True, nogil=True)
+def _xi_half(h, xl, xh, undecided, u_lo, u_hi):
+    """Lower (h = 0) or upper (h = 1) half of the threshold interval [xl, xh]. When all
+    undecided points share one value v (u_lo == u_hi), halving cannot separate v from the
+    closed end, so the split is at v instead: [xl, v^-] (v goes right) | [v, xh] (v goes left)."""
+    if undecided > 0 and u_lo == u_hi:
+        return (xl, np.nextafter(u_lo, -np.inf)) if h == 0 else (u_lo, xh)
+    xm = 0.5 * (xl + xh)
+    return (xl, xm) if h == 0 else (xm, xh)
+
+
+@njit(cache=True, nogil=True)
 def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
     """Greedy IA bisection (the paper's). Returns (badness, xi, a, b, levels used).
 
@@ -138,7 +149,6 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
     ix, ia, ib = xh, 0.0, 0.0
     for level in range(max_levels):
         levels = level + 1
-        xm = 0.5 * (xl + xh)
         am = 0.5 * (al + ah)
         bm = 0.5 * (bl + bh)
         best = _BIG
@@ -152,14 +162,7 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
             if h == 1 and undecided == 0:
                 break  # both Xi halves give the same partition
             last_h = h
-            if undecided > 0 and u_lo == u_hi:
-                # all undecided points share one value v: halving cannot separate v from the
-                # closed end of Xi, so split at v instead (v right | v left)
-                cxl = xl if h == 0 else u_lo
-                cxh = np.nextafter(u_lo, -np.inf) if h == 0 else xh
-            else:
-                cxl = xl if h == 0 else xm
-                cxh = xm if h == 0 else xh
+            cxl, cxh = _xi_half(h, xl, xh, undecided, u_lo, u_hi)
             if undecided > 0:
                 und, ulo, uhi = scatter(s, x, y, cxl, cxh, vals, start, length, grp)
             else:  # the partition is fixed and `vals` already holds it
@@ -281,13 +284,7 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
         n_h = 2 if undecided > 0 else 1  # with no undecided point both Xi halves are the same
         for h in range(n_h):
             if undecided > 0:
-                if u_lo == u_hi:  # all undecided points share v: split at v (as greedy_search)
-                    cxl = xl if h == 0 else u_lo
-                    cxh = np.nextafter(u_lo, -np.inf) if h == 0 else xh
-                else:
-                    xm = 0.5 * (xl + xh)
-                    cxl = xl if h == 0 else xm
-                    cxh = xm if h == 0 else xh
+                cxl, cxh = _xi_half(h, xl, xh, undecided, u_lo, u_hi)
                 und, ulo, uhi = scatter(s, x, y, cxl, cxh, vals, start, length, grp)
             else:  # the partition is fixed and `vals` already holds it
                 cxl, cxh, und, ulo, uhi = xl, xh, 0, 0.0, 0.0
