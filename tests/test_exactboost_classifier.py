@@ -107,7 +107,12 @@ def test_init_score_is_used_and_required_at_predict_time():
     X, y = make_data(seed=7)
     base = X[:, 0] - X[:, 1]
     m = ExactBoostClassifier(n_estimators=2, n_rounds=3, random_state=0).fit(X, y, init_score=base)
-    assert m.decision_function(X, init_score=base).shape == (X.shape[0],)
+    # every run starts from the min-max normalised init_score...
+    s0 = (base - base.min()) / (base.max() - base.min())
+    assert np.allclose(m.train_margin_loss_[:, 0], auc_loss(s0, y, 0.05), atol=1e-12)
+    # ...and prediction goes through it
+    d = m.decision_function(X, init_score=base)
+    assert not np.array_equal(d, m.decision_function(X, init_score=base[::-1]))
     with pytest.raises(ValueError, match="init_score"):
         m.decision_function(X)
     with pytest.raises(ValueError, match="init_score has"):
