@@ -170,3 +170,94 @@ def test_reduced_search_starts_from_tied_scores(loss):
             found += 1
             assert rd.loss < none
     assert found >= 5
+
+
+def plain_greedy(s, x, y, theta, metric, k, levels=53):
+    """The greedy descent written plainly (every child scattered and bounded on its own), with
+    the same centre-incumbent stop as greedy_search; its shortcuts must not change the result."""
+    from boostcm.exactboost._search import (_BIG, _point_value, _xi_half, box_offsets,
+                                            point_offsets, scatter)
+    from boostcm.metrics._kernels import BOUND, BOUND_MARGIN, VALUE, badness
+
+    m = s.shape[0]
+    vals, start, length = np.empty(6 * m), np.zeros(6, np.int64), np.zeros(6, np.int64)
+    grp, bn, bp, on, op = np.empty(m, np.int64), np.empty(m), np.empty(m), np.empty(3), np.empty(3)
+    mode = BOUND_MARGIN if theta > 0 else BOUND
+    xl, xh, al, ah, bl, bh = x.min(), x.max(), -1.0, 1.0, -1.0, 1.0
+    und, ulo, uhi = m, -np.inf, np.inf
+    inc, best_stump = _BIG, (xh, 0.0, 0.0)
+    for _ in range(levels):
+        am, bm = 0.5 * (al + ah), 0.5 * (bl + bh)
+        best, choice = _BIG, None
+        for h in range(2 if und > 0 else 1):
+            cxl, cxh = _xi_half(h, xl, xh, und, ulo, uhi) if und > 0 else (xl, xh)
+            cund = scatter(s, x, y, cxl, cxh, vals, start, length, grp)
+            for c in range(3):
+                A = (al, am) if c < 2 else (am, ah)
+                B = (bl, bm) if c != 1 else (bm, bh)
+                mth = box_offsets(*A, *B, theta, 1.0, on, op)
+                lb = badness(metric, vals, start, length, on, op, mth, k, mode, bn, bp)
+                if lb < best:
+                    best, choice = lb, (cxl, cxh, *A, *B, *cund)
+        xl, xh, al, ah, bl, bh, und, ulo, uhi = choice
+        if und == 0:
+            ac, bc = 0.5 * (al + ah), 0.5 * (bl + bh)
+            scatter(s, x, y, xl, xh, vals, start, length, grp)
+            mth = point_offsets(ac, bc, theta, 1.0, on, op)
+            v = badness(metric, vals, start, length, on, op, mth, k, VALUE, bn, bp)
+            if v < inc:
+                inc, best_stump = v, (xl, ac, bc)
+        if inc <= best:
+            return (inc, *best_stump)
+    res = (inc, *best_stump)
+    for xi in (xl, xh):
+        for a in (al, ah):
+            for b in (bl, bh):
+                v = _point_value(s, x, y, xi, a, b, theta, 1.0, metric, k, vals, start, length,
+                                 grp, on, op, bn, bp)
+                if v < res[0]:
+                    res = (v, xi, a, b)
+    return res
+
+
+@pytest.mark.parametrize("loss", ["auc", "ks", "pak"])
+@pytest.mark.parametrize("theta", [0.0, THETA])
+def test_greedy_shortcuts_keep_the_plain_descent(loss, theta):
+    """greedy_search skips work (AUC: undecided points split once per level and left/right
+    pairs shared, pair counts reused while the pairs' order cannot change; all: a level stops
+    at the first child whose bound equals its parent's); stump and badness must equal the
+    plain descent's, on problems with many points (so each shortcut runs) and tied scores."""
+    from boostcm.exactboost._search import greedy_search
+    from boostcm.metrics._kernels import METRIC_IDS
+
+    rng = np.random.default_rng(11)
+    for i in range(12):
+        n = int(rng.integers(60, 400))
+        x = np.round(rng.random(n), int(rng.integers(1, 4)))
+        s = rng.random(n) if i % 3 else np.round(rng.random(n), 1)
+        y = (rng.random(n) < rng.uniform(0.2, 0.6)).astype(np.int64)
+        y[:2] = [0, 1]
+        o = np.argsort(s, kind="mergesort")
+        s, x, y = s[o], x[o], y[o]
+        k = int(rng.integers(1, n // 3))
+        got = greedy_search(s, x, y, theta, 1.0, METRIC_IDS[loss], k, 53,
+                            np.iinfo(np.int64).max)
+        assert tuple(got[:4]) == plain_greedy(s, x, y, theta, METRIC_IDS[loss], k)
+
+
+def test_pair_counts_by_bisection_match_brute_force():
+    """_pair2 counts 2 #{p > q} + #{p == q} by a merge, or by bisection when one side is much
+    smaller; both against all pairs, with ties."""
+    from boostcm.metrics._kernels import _pair2
+
+    rng = np.random.default_rng(2)
+    for _ in range(400):
+        lp, ln = int(rng.integers(0, 80)), int(rng.integers(0, 80))
+        if rng.random() < 0.5:
+            lp, ln = (int(rng.integers(0, 4)), ln) if rng.random() < 0.5 else (lp, int(rng.integers(0, 4)))
+        pos, neg = np.sort(np.round(rng.random(lp) * 8) / 8), np.sort(np.round(rng.random(ln) * 8) / 8)
+        vals = np.concatenate([pos, neg])
+        op, on, mth = rng.choice([0.0, 0.125, 0.3]), rng.choice([0.0, 0.125]), rng.choice([0.0, 0.125, 0.05])
+        p, q = (pos + op) - mth, neg + on
+        want = 2 * int((p[:, None] > q[None, :]).sum()) + int((p[:, None] == q[None, :]).sum())
+        assert _pair2(vals, 0, lp, op, mth, lp, ln, on) == want

@@ -29,8 +29,55 @@ TIGHT = 4  # added to a bound mode: the AUC bound compares same-group pairs at o
 
 
 @njit(cache=True, nogil=True)
+def _n_neg_below(vals, sn, ln, on, p, strict):
+    """#{j: vals[sn + j] + on < p} (strict) or <= p, by bisection (v + on is monotone in v)."""
+    lo = 0
+    hi = ln
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        q = vals[sn + mid] + on
+        if q < p or (not strict and q == p):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def _n_pos_below(vals, sp, lp, op, mth, q, strict):
+    """#{i: (vals[sp + i] + op) - mth < q} (strict) or <= q, by bisection."""
+    lo = 0
+    hi = lp
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        p = (vals[sp + mid] + op) - mth
+        if p < q or (not strict and p == q):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True)
 def _pair2(vals, sp, lp, op, mth, sn, ln, on):
-    """2 #{p > q} + #{p == q}, p = (positive + op) - mth, q = negative + on."""
+    """2 #{p > q} + #{p == q}, p = (positive + op) - mth, q = negative + on.
+
+    A merge costs lp + ln steps; when one side is much smaller, each of its points is located
+    in the other side by bisection instead (same comparisons, so the same count)."""
+    if 16 * lp < ln:
+        total = 0
+        for i in range(lp):
+            p = (vals[sp + i] + op) - mth
+            total += _n_neg_below(vals, sn, ln, on, p, True) + _n_neg_below(vals, sn, ln, on, p, False)
+        return total
+    if 16 * ln < lp:
+        total = 0
+        for j in range(ln):
+            q = vals[sn + j] + on
+            # p > q counts twice, p == q once: (lp - #{p <= q}) + (lp - #{p < q})
+            total += 2 * lp - _n_pos_below(vals, sp, lp, op, mth, q, False) \
+                - _n_pos_below(vals, sp, lp, op, mth, q, True)
+        return total
     j_lt = 0
     j_le = 0
     total = 0
