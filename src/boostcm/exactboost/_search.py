@@ -16,6 +16,10 @@ Two searches share these bounds:
   on the way (once the threshold interval holds no data point) and stop as soon as the chosen
   child's bound is not below the best centre value: the descent can then only end at a stump at
   least as bad, so the result is never worse than the full descent's.
+  Shortcuts that keep the path: a child's bound is never below its parent's, so a level stops
+  at the first child whose bound equals the parent's; for AUC, left/right pair counts are shared
+  by both threshold halves (_auc_split_level) and reused within the fixed partition while no
+  pair can change order (_auc_fixed).
 * ``exact``: best-first branch-and-bound; boxes whose bound is not below the incumbent are
   pruned, so the returned value is the global minimum over Xi x [-1, 1]^2 (to float resolution,
   boxes are cut at depth 53).
