@@ -175,8 +175,14 @@ def test_reduced_search_starts_from_tied_scores(loss):
 def plain_greedy(s, x, y, theta, metric, k, levels=53):
     """The greedy descent written plainly (every child scattered and bounded on its own), with
     the same centre-incumbent stop as greedy_search; its shortcuts must not change the result."""
-    from boostcm.exactboost._search import (_BIG, _point_value, _xi_half, box_offsets,
-                                            point_offsets, scatter)
+    from boostcm.exactboost._search import (
+        _BIG,
+        _point_value,
+        _xi_half,
+        box_offsets,
+        point_offsets,
+        scatter,
+    )
     from boostcm.metrics._kernels import BOUND, BOUND_MARGIN, VALUE, badness
 
     m = s.shape[0]

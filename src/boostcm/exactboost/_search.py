@@ -42,7 +42,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..metrics._kernels import AUC, BOUND, BOUND_MARGIN, TIGHT, VALUE, _pair2, badness
+from ..metrics._kernels import (
+    AUC,
+    BOUND,
+    BOUND_MARGIN,
+    TIGHT,
+    VALUE,
+    _pair2,
+    badness,
+    pair2_merge,
+)
 
 GREEDY, EXACT, REDUCED = 0, 1, 2
 SEARCH_IDS = {"greedy": GREEDY, "exact": EXACT, "reduced": REDUCED}
@@ -235,32 +244,6 @@ def _auc_split_level(s, x, y, xl, xh, al, ah, bl, bh, theta, mscale, undecided, 
 
 
 @njit(cache=True, nogil=True)
-def _pair2_gap(vals, sp, lp, op, mth, sn, ln, on):
-    """_pair2 by a merge, and the smallest |p - q| over all pairs (0.0 when some p == q)."""
-    j_lt = 0
-    j_le = 0
-    total = 0
-    gap = np.inf
-    for i in range(lp):
-        p = (vals[sp + i] + op) - mth
-        while j_lt < ln and vals[sn + j_lt] + on < p:
-            j_lt += 1
-        if j_le < j_lt:
-            j_le = j_lt
-        while j_le < ln and vals[sn + j_le] + on <= p:
-            j_le += 1
-        total += j_lt + j_le
-        if j_le > j_lt:
-            gap = 0.0
-        else:
-            if j_lt > 0:
-                gap = min(gap, p - (vals[sn + j_lt - 1] + on))
-            if j_lt < ln:
-                gap = min(gap, (vals[sn + j_lt] + on) - p)
-    return total, gap
-
-
-@njit(cache=True, nogil=True)
 def _auc_fixed(vals, start, length, off_neg, off_pos, mth, vmax, memo_x, memo_n):
     """AUC badness (value or non-tight bound, as `badness`) for a partition with no undecided
     point, reusing earlier pair counts of the same partition. A pair count depends only on the
@@ -295,10 +278,15 @@ def _auc_fixed(vals, start, length, off_neg, off_pos, mth, vmax, memo_x, memo_n)
         if hit >= 0:
             conc2 += memo_n[t, hit]
             continue
-        cnt, gap = _pair2_gap(vals, start[2 * gp + 1], lp, op, mth, start[2 * gn], ln, on)
+        cnt, gap = pair2_merge(vals, start[2 * gp + 1], lp, op, mth, start[2 * gn], ln, on,
+                               True)
         conc2 += cnt
-        e = 1 if memo_n[t, 0] >= 0 and memo_n[t, 1] < 0 else 0
-        if memo_n[t, 0] >= 0 and memo_n[t, 1] >= 0:  # both full: replace the older
+        # fill an empty entry, else replace the one with the smaller gap (the less reusable)
+        if memo_n[t, 0] < 0:
+            e = 0
+        elif memo_n[t, 1] < 0:
+            e = 1
+        else:
             e = 1 if memo_x[t, 0, 3] >= memo_x[t, 1, 3] else 0
         memo_x[t, e, 0] = op
         memo_x[t, e, 1] = on

@@ -29,14 +29,15 @@ TIGHT = 4  # added to a bound mode: the AUC bound compares same-group pairs at o
 
 
 @njit(cache=True, nogil=True)
-def _n_neg_below(vals, sn, ln, on, p, strict):
-    """#{j: vals[sn + j] + on < p} (strict) or <= p, by bisection (v + on is monotone in v)."""
+def _n_below(vals, s, n, off, mth, t, strict):
+    """#{i: (vals[s + i] + off) - mth < t} (strict) or <= t, by bisection (monotone in v;
+    negatives use mth = 0, and v - 0.0 == v)."""
     lo = 0
-    hi = ln
+    hi = n
     while lo < hi:
         mid = (lo + hi) >> 1
-        q = vals[sn + mid] + on
-        if q < p or (not strict and q == p):
+        u = (vals[s + mid] + off) - mth
+        if u < t or (not strict and u == t):
             lo = mid + 1
         else:
             hi = mid
@@ -44,18 +45,31 @@ def _n_neg_below(vals, sn, ln, on, p, strict):
 
 
 @njit(cache=True, nogil=True)
-def _n_pos_below(vals, sp, lp, op, mth, q, strict):
-    """#{i: (vals[sp + i] + op) - mth < q} (strict) or <= q, by bisection."""
-    lo = 0
-    hi = lp
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        p = (vals[sp + mid] + op) - mth
-        if p < q or (not strict and p == q):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+def pair2_merge(vals, sp, lp, op, mth, sn, ln, on, want_gap):
+    """(2 #{p > q} + #{p == q}, smallest |p - q| over all pairs) by one merge, p = (positive +
+    op) - mth, q = negative + on; the gap (0.0 on a tie) only if `want_gap`, else inf."""
+    j_lt = 0
+    j_le = 0
+    total = 0
+    gap = np.inf
+    for i in range(lp):
+        p = (vals[sp + i] + op) - mth
+        while j_lt < ln and vals[sn + j_lt] + on < p:
+            j_lt += 1
+        if j_le < j_lt:
+            j_le = j_lt
+        while j_le < ln and vals[sn + j_le] + on <= p:
+            j_le += 1
+        total += j_lt + j_le
+        if want_gap:
+            if j_le > j_lt:
+                gap = 0.0
+            else:
+                if j_lt > 0:
+                    gap = min(gap, p - (vals[sn + j_lt - 1] + on))
+                if j_lt < ln:
+                    gap = min(gap, (vals[sn + j_lt] + on) - p)
+    return total, gap
 
 
 @njit(cache=True, nogil=True)
@@ -68,29 +82,17 @@ def _pair2(vals, sp, lp, op, mth, sn, ln, on):
         total = 0
         for i in range(lp):
             p = (vals[sp + i] + op) - mth
-            total += _n_neg_below(vals, sn, ln, on, p, True) + _n_neg_below(vals, sn, ln, on, p, False)
+            total += _n_below(vals, sn, ln, on, 0.0, p, True) + _n_below(vals, sn, ln, on, 0.0, p, False)
         return total
     if 16 * ln < lp:
         total = 0
         for j in range(ln):
             q = vals[sn + j] + on
             # p > q counts twice, p == q once: (lp - #{p <= q}) + (lp - #{p < q})
-            total += 2 * lp - _n_pos_below(vals, sp, lp, op, mth, q, False) \
-                - _n_pos_below(vals, sp, lp, op, mth, q, True)
+            total += 2 * lp - _n_below(vals, sp, lp, op, mth, q, False) \
+                - _n_below(vals, sp, lp, op, mth, q, True)
         return total
-    j_lt = 0
-    j_le = 0
-    total = 0
-    for i in range(lp):
-        p = (vals[sp + i] + op) - mth
-        while j_lt < ln and vals[sn + j_lt] + on < p:
-            j_lt += 1
-        if j_le < j_lt:
-            j_le = j_lt
-        while j_le < ln and vals[sn + j_le] + on <= p:
-            j_le += 1
-        total += j_lt + j_le
-    return total
+    return pair2_merge(vals, sp, lp, op, mth, sn, ln, on, False)[0]
 
 
 @njit(cache=True, nogil=True)
