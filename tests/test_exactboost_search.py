@@ -267,3 +267,32 @@ def test_pair_counts_by_bisection_match_brute_force():
         p, q = (pos + op) - mth, neg + on
         want = 2 * int((p[:, None] > q[None, :]).sum()) + int((p[:, None] == q[None, :]).sum())
         assert _pair2(vals, 0, lp, op, mth, lp, ln, on) == want
+
+
+def test_kth_largest_and_top_counts_match_brute_force():
+    """kth_largest (elimination over up to six runs) and _count_from_top (galloping then
+    bisection) against a sort and a direct count, with ties, empty runs and every k."""
+    from boostcm.metrics._kernels import _count_from_top, kth_largest
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        length = rng.integers(0, 40, 6) * (rng.random(6) < 0.8)
+        if length.sum() == 0:
+            length[0] = 1
+        start = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+        runs = [np.sort(np.round(rng.random(n) * 10) / 10) for n in length]
+        vals = np.concatenate(runs)
+        off = rng.choice([0.0, 0.1, -0.3, 0.25], 3)
+        shifted = np.sort(np.concatenate([r + off[i // 2] for i, r in enumerate(runs)]))[::-1]
+        for k in range(1, len(shifted) + 1):
+            assert kth_largest(vals, start, length.astype(np.int64), off, k) == shifted[k - 1]
+        r = int(rng.integers(0, 6))
+        for t in np.unique(np.r_[runs[r] + off[r // 2], -1.0, 2.0]):
+            for mth in (0.0, 0.1):
+                u = runs[r] + off[r // 2]
+                h = u - mth
+                for strict in (True, False):
+                    want = int((h > t).sum() if strict else
+                               ((h > t) | ((h == t) & ((mth == 0.0) | (u > t)))).sum())
+                    got = _count_from_top(vals, start[r], length[r], off[r // 2], mth, t, strict)
+                    assert got == want

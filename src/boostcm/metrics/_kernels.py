@@ -194,40 +194,68 @@ def ks_badness(vals, start, length, off_neg, off_pos, mth, buf_neg, buf_pos):
 
 @njit(cache=True, nogil=True)
 def kth_largest(vals, start, length, off, k):
-    """k-th largest of all six runs, run r shifted by off[r // 2] (k >= 1, k <= total)."""
-    head = np.empty(6)  # current largest unused value of each run
-    ptr = np.empty(6, np.int64)
+    """k-th largest of all six runs, run r shifted by off[r // 2] (k >= 1, k <= total).
+
+    Elimination: with R non-empty runs and q = max(1, k // R), take in each run its q-th largest
+    remaining value (or its smallest, if shorter); the run whose value c is largest holds at most
+    q - 1 values above c, the others at most q - 1 each, so its top q (or fewer) values rank
+    within the top k: drop them and lower k. About R log k steps of R reads, not k R."""
+    top = np.empty(6, np.int64)  # remaining values of run r: vals[start[r]:start[r] + top[r]]
     for r in range(6):
-        ptr[r] = start[r] + length[r] - 1
-        head[r] = vals[ptr[r]] + off[r // 2] if length[r] > 0 else -np.inf
-    v = -np.inf
-    for _ in range(k):
-        br = 0
-        v = head[0]
-        for r in range(1, 6):
-            if head[r] > v:
-                v = head[r]
+        top[r] = length[r]
+    rem = k
+    while True:
+        nr = 0
+        for r in range(6):
+            if top[r] > 0:
+                nr += 1
+        q = max(1, rem // nr)
+        br = -1
+        bc = -np.inf
+        bt = 0
+        for r in range(6):
+            if top[r] == 0:
+                continue
+            t = min(q, top[r])
+            c = vals[start[r] + top[r] - t] + off[r // 2]
+            if br < 0 or c > bc:
                 br = r
-        ptr[br] -= 1
-        head[br] = vals[ptr[br]] + off[br // 2] if ptr[br] >= start[br] else -np.inf
-    return v
+                bc = c
+                bt = t
+        if bt >= rem:
+            return bc
+        top[br] -= bt
+        rem -= bt
 
 
 @njit(cache=True, nogil=True)
 def _count_from_top(vals, s, ln, off, mth, t, strict):
     """#{(v + off) - mth > t} (strict) or #{... >= t} in an ascending run. With mth > 0 a
-    counted value also has v + off > t (exact arithmetic would imply it; rounding may not)."""
-    c = 0
-    i = ln - 1
-    while i >= 0:
-        u = vals[s + i] + off
+    counted value also has v + off > t (exact arithmetic would imply it; rounding may not).
+    The counted values form a top block (the test is monotone in v): found by galloping down
+    from the top, then bisection, so a count c costs O(log c)."""
+    step = 1
+    hi = ln  # values at indices >= hi are counted
+    lo = ln - 1
+    while lo >= 0:
+        u = vals[s + lo] + off
         h = u - mth
         if h > t or (not strict and h == t and (mth == 0.0 or u > t)):
-            c += 1
-            i -= 1
+            hi = lo
+            lo -= step
+            step *= 2
         else:
             break
-    return c
+    lo = max(lo, -1)  # index lo fails (or is -1); the answer is in (lo, hi]
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        u = vals[s + mid] + off
+        h = u - mth
+        if h > t or (not strict and h == t and (mth == 0.0 or u > t)):
+            hi = mid
+        else:
+            lo = mid
+    return ln - hi
 
 
 @njit(cache=True, nogil=True)
