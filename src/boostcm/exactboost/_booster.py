@@ -4,8 +4,9 @@ Per round: sample ceil(colsample p) features and, per class, ceil(subsample n_c)
 replacement; find the best stump of each sampled feature on the subsample (IA search); take the
 feature with the lowest subsample margin loss; form S' = S + stump on all rows, min-max normalise
 it, and keep the round only if the full-data margin loss of the normalised S' is not larger than
-that of the current S. The full-data score order is kept between rounds and updated by one merge
-(both sides of the threshold stay sorted), so no round sorts.
+that of the current S. The full-data scores are kept in ascending order (with labels and rows)
+between rounds and updated by one merge (both sides of the threshold stay sorted), so no round
+sorts.
 
 Randomness comes from a splitmix64 stream seeded per run, so a run's result does not depend on
 which thread executes it.
@@ -52,15 +53,47 @@ def _partial_shuffle(pool, take, state):
 
 
 @njit(cache=True, nogil=True)
-def _full_badness(metric, s, y, order, k, theta, vals, start, length, sbuf, ybuf, buf_neg, buf_pos):
-    n = s.shape[0]
-    for i in range(n):
-        sbuf[i] = s[order[i]]
-        ybuf[i] = y[order[i]]
-    sorted_runs(sbuf, ybuf, vals, start, length)
+def _full_badness(metric, s_sorted, y_sorted, k, theta, vals, start, length, buf_neg, buf_pos):
+    sorted_runs(s_sorted, y_sorted, vals, start, length)
     off_neg = np.zeros(3)
     off_pos = np.zeros(3)
     return badness(metric, vals, start, length, off_neg, off_pos, theta, k, VALUE, buf_neg, buf_pos)
+
+
+@njit(cache=True, nogil=True)
+def _candidate(ss, sy, sr, xj, xi, a, b, ns, ny, nr, lv, ly, lr, rv, ry, rr):
+    """Scores (ss, labels sy, rows sr: ascending) plus the stump (a where xj <= xi, else b),
+    into ns, ny, nr in ascending order: each side stays sorted, so one merge (left first among
+    equal scores). Returns the smallest and largest new score."""
+    n = ss.shape[0]
+    nl = 0
+    nrt = 0
+    for i in range(n):
+        r = sr[i]
+        if xj[r] <= xi:
+            lv[nl] = ss[i] + a
+            ly[nl] = sy[i]
+            lr[nl] = r
+            nl += 1
+        else:
+            rv[nrt] = ss[i] + b
+            ry[nrt] = sy[i]
+            rr[nrt] = r
+            nrt += 1
+    il = 0
+    ir = 0
+    for i in range(n):
+        if ir >= nrt or (il < nl and lv[il] <= rv[ir]):
+            ns[i] = lv[il]
+            ny[i] = ly[il]
+            nr[i] = lr[il]
+            il += 1
+        else:
+            ns[i] = rv[ir]
+            ny[i] = ry[ir]
+            nr[i] = rr[ir]
+            ir += 1
+    return ns[0], ns[n - 1]
 
 
 @njit(cache=True, nogil=True)
@@ -68,7 +101,9 @@ def fit_run(Xt, y, s_init, metric, theta, mscale, n_rounds, p_sub, n1_sub, n0_su
             k_sub, method, bits, seed, random_init, out_feat, out_xi, out_a, out_b, out_lo, out_scale,
             out_loss):
     """Fit one run; fills the out_* arrays (one entry per round, out_feat = -1 when rejected)
-    and out_loss[t] = full-data margin badness after round t (out_loss[0]: initial scores)."""
+    and out_loss[t] = full-data margin badness after round t (out_loss[0]: initial scores).
+    Returns the final scores. The scores are kept in ascending order with their labels and
+    rows (ss, sy, sr), so no round sorts or gathers."""
     p, n = Xt.shape
     state = np.empty(1, np.uint64)
     state[0] = np.uint64(seed)
@@ -79,7 +114,12 @@ def fit_run(Xt, y, s_init, metric, theta, mscale, n_rounds, p_sub, n1_sub, n0_su
     else:
         for i in range(n):
             s[i] = s_init[i]
-    order = np.argsort(s, kind="mergesort")
+    sr = np.argsort(s, kind="mergesort")
+    ss = np.empty(n)
+    sy = np.empty(n, np.int64)
+    for i in range(n):
+        ss[i] = s[sr[i]]
+        sy[i] = y[sr[i]]
     n1 = 0
     for i in range(n):
         n1 += y[i]
@@ -105,14 +145,18 @@ def fit_run(Xt, y, s_init, metric, theta, mscale, n_rounds, p_sub, n1_sub, n0_su
     vals = np.empty(n)
     start = np.zeros(6, np.int64)
     length = np.zeros(6, np.int64)
-    sbuf = np.empty(n)
-    ybuf = np.empty(n, np.int64)
     buf_neg = np.empty(n)
     buf_pos = np.empty(n)
-    s_new = np.empty(n)
-    order_new = np.empty(n, np.int64)
-    cur = _full_badness(metric, s, y, order, k_full, theta, vals, start, length, sbuf, ybuf,
-                        buf_neg, buf_pos)
+    ns = np.empty(n)  # candidate scores, labels, rows (ascending)
+    ny = np.empty(n, np.int64)
+    nr = np.empty(n, np.int64)
+    lv = np.empty(n)  # the two sides of the candidate's threshold
+    ly = np.empty(n, np.int64)
+    lr = np.empty(n, np.int64)
+    rv = np.empty(n)
+    ry = np.empty(n, np.int64)
+    rr = np.empty(n, np.int64)
+    cur = _full_badness(metric, ss, sy, k_full, theta, vals, start, length, buf_neg, buf_pos)
     out_loss[0] = cur
     for t in range(n_rounds):
         _partial_shuffle(feat_pool, p_sub, state)
@@ -124,11 +168,11 @@ def fit_run(Xt, y, s_init, metric, theta, mscale, n_rounds, p_sub, n1_sub, n0_su
             stamp[neg_pool[i]] = t + 1
         c = 0
         for i in range(n):
-            j = order[i]
+            j = sr[i]
             if stamp[j] == t + 1:
                 sub[c] = j
-                s_sub[c] = s[j]
-                y_sub[c] = y[j]
+                s_sub[c] = ss[i]
+                y_sub[c] = sy[i]
                 c += 1
         best = np.iinfo(np.int64).max
         bj = -1
@@ -151,51 +195,20 @@ def fit_run(Xt, y, s_init, metric, theta, mscale, n_rounds, p_sub, n1_sub, n0_su
         out_loss[t + 1] = cur
         if bj < 0:
             continue
-        # candidate scores on all rows; merge the two (already sorted) sides of the threshold
-        xj = Xt[bj]
-        for i in range(n):
-            s_new[i] = s[i] + (ba if xj[i] <= bxi else bb)
-        il = 0
-        ir = 0
-        # walk order twice via two cursors: left side (x <= xi) and right side
-        nl = 0
-        for i in range(n):
-            if xj[order[i]] <= bxi:
-                nl += 1
-        left = np.empty(nl, np.int64)
-        right = np.empty(n - nl, np.int64)
-        for i in range(n):
-            j = order[i]
-            if xj[j] <= bxi:
-                left[il] = j
-                il += 1
-            else:
-                right[ir] = j
-                ir += 1
-        il = 0
-        ir = 0
-        for i in range(n):
-            if ir >= right.shape[0] or (il < nl and s_new[left[il]] <= s_new[right[ir]]):
-                order_new[i] = left[il]
-                il += 1
-            else:
-                order_new[i] = right[ir]
-                ir += 1
-        lo = s_new[order_new[0]]
-        hi = s_new[order_new[n - 1]]
+        lo, hi = _candidate(ss, sy, sr, Xt[bj], bxi, ba, bb, ns, ny, nr, lv, ly, lr, rv, ry, rr)
         scale = hi - lo
         if scale > 0.0:
             for i in range(n):
-                s_new[i] = (s_new[i] - lo) / scale
+                ns[i] = (ns[i] - lo) / scale
         else:
             lo = 0.0
             scale = 1.0
-        new = _full_badness(metric, s_new, y, order_new, k_full, theta, vals, start, length, sbuf,
-                            ybuf, buf_neg, buf_pos)
+        new = _full_badness(metric, ns, ny, k_full, theta, vals, start, length, buf_neg, buf_pos)
         if new <= cur:
             cur = new
-            s, s_new = s_new, s
-            order, order_new = order_new, order
+            ss, ns = ns, ss
+            sy, ny = ny, sy
+            sr, nr = nr, sr
             out_feat[t] = bj
             out_xi[t] = bxi
             out_a[t] = ba
@@ -203,6 +216,8 @@ def fit_run(Xt, y, s_init, metric, theta, mscale, n_rounds, p_sub, n1_sub, n0_su
             out_lo[t] = lo
             out_scale[t] = scale
             out_loss[t + 1] = cur
+    for i in range(n):
+        s[sr[i]] = ss[i]
     return s
 
 
