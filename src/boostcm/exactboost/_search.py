@@ -62,28 +62,52 @@ SPLIT_SHARE = 8  # greedy AUC levels share the left/right pairs once undecided <
 
 
 @njit(cache=True, nogil=True)
-def scatter(s, x, y, xi_lo, xi_hi, vals, start, length, grp):
-    """Split points (ascending in s) into the six runs (run r is stored from r * m on, so one
-    pass suffices; `vals` has 6 m entries). Returns (number of undecided points, their smallest
-    x, their largest x)."""
+def by_class(s, x, y):
+    """The points of each class in score order: pts[c, 0, :ncls[c]] scores, pts[c, 1, :ncls[c]]
+    feature values (what scatter and scatter4 read)."""
     m = s.shape[0]
-    for r in range(6):
-        start[r] = r * m
-        length[r] = 0
+    pts = np.empty((2, 2, m))
+    ncls = np.zeros(2, np.int64)
+    for i in range(m):
+        c = y[i]
+        pts[c, 0, ncls[c]] = s[i]
+        pts[c, 1, ncls[c]] = x[i]
+        ncls[c] += 1
+    return pts, ncls
+
+
+@njit(cache=True, nogil=True)
+def scatter(pts, ncls, xi_lo, xi_hi, vals, start, length):
+    """Split the points (by_class) into the six runs r = 2 g + class, g = left (x <= xi_lo),
+    undecided, right (x > xi_hi), each ascending in score; run r is stored from r * m on
+    (`vals` has 6 m entries). One pass per class with the run ends in registers. Returns
+    (number of undecided points, their smallest x, their largest x)."""
+    m = pts.shape[2]
     ulo = np.inf
     uhi = -np.inf
-    for i in range(m):
-        xv = x[i]
-        if xv <= xi_lo:
-            r = y[i]
-        elif xv > xi_hi:
-            r = 4 + y[i]
-        else:
-            r = 2 + y[i]
-            ulo = min(ulo, xv)
-            uhi = max(uhi, xv)
-        vals[r * m + length[r]] = s[i]
-        length[r] += 1
+    for c in range(2):
+        b0 = c * m
+        b1 = (2 + c) * m
+        b2 = (4 + c) * m
+        k0 = 0
+        k1 = 0
+        k2 = 0
+        for i in range(ncls[c]):
+            xv = pts[c, 1, i]
+            v = pts[c, 0, i]
+            if xv <= xi_lo:
+                vals[b0 + k0] = v
+                k0 += 1
+            elif xv > xi_hi:
+                vals[b2 + k2] = v
+                k2 += 1
+            else:
+                ulo = min(ulo, xv)
+                uhi = max(uhi, xv)
+                vals[b1 + k1] = v
+                k1 += 1
+        start[c], start[2 + c], start[4 + c] = b0, b1, b2
+        length[c], length[2 + c], length[4 + c] = k0, k1, k2
     return length[2] + length[3], ulo, uhi
 
 
@@ -116,9 +140,9 @@ def point_offsets(a, b, theta, mscale, off_neg, off_pos):
 
 
 @njit(cache=True, nogil=True)
-def _point_value(s, x, y, xi, a, b, theta, mscale, metric, k, ws_vals, start, length, grp,
+def _point_value(pts, ncls, xi, a, b, theta, mscale, metric, k, ws_vals, start, length,
                  off_neg, off_pos, buf_neg, buf_pos):
-    scatter(s, x, y, xi, xi, ws_vals, start, length, grp)
+    scatter(pts, ncls, xi, xi, ws_vals, start, length)
     mth = point_offsets(a, b, theta, mscale, off_neg, off_pos)
     return badness(metric, ws_vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg, buf_pos)
 
@@ -135,35 +159,45 @@ def _xi_half(h, xl, xh, undecided, u_lo, u_hi):
 
 
 @njit(cache=True, nogil=True)
-def scatter4(s, x, y, xl, xs, xh, vals, start, length):
-    """Split points (ascending in s) into four groups by x: left (x <= xl), the two halves of the
-    undecided points (xl < x <= xs, xs < x <= xh) and right (x > xh); runs r = 2 g + class, run r
-    stored from r * m on. Returns (x range of group 1, x range of group 2)."""
-    m = s.shape[0]
-    for r in range(8):
-        start[r] = r * m
-        length[r] = 0
+def scatter4(pts, ncls, xl, xs, xh, vals, start, length):
+    """Split the points (by_class) into four groups by x: left (x <= xl), the two halves of the
+    undecided points (xl < x <= xs, xs < x <= xh) and right (x > xh); runs r = 2 g + class, run
+    r stored from r * m on. Returns (x range of group 1, x range of group 2)."""
+    m = pts.shape[2]
     lo1 = np.inf
     hi1 = -np.inf
     lo2 = np.inf
     hi2 = -np.inf
-    for i in range(m):
-        xv = x[i]
-        if xv <= xl:
-            g = 0
-        elif xv <= xs:
-            g = 1
-            lo1 = min(lo1, xv)
-            hi1 = max(hi1, xv)
-        elif xv <= xh:
-            g = 2
-            lo2 = min(lo2, xv)
-            hi2 = max(hi2, xv)
-        else:
-            g = 3
-        r = 2 * g + y[i]
-        vals[r * m + length[r]] = s[i]
-        length[r] += 1
+    for c in range(2):
+        k0 = 0
+        k1 = 0
+        k2 = 0
+        k3 = 0
+        b0 = c * m
+        b1 = (2 + c) * m
+        b2 = (4 + c) * m
+        b3 = (6 + c) * m
+        for i in range(ncls[c]):
+            xv = pts[c, 1, i]
+            v = pts[c, 0, i]
+            if xv <= xl:
+                vals[b0 + k0] = v
+                k0 += 1
+            elif xv <= xs:
+                lo1 = min(lo1, xv)
+                hi1 = max(hi1, xv)
+                vals[b1 + k1] = v
+                k1 += 1
+            elif xv <= xh:
+                lo2 = min(lo2, xv)
+                hi2 = max(hi2, xv)
+                vals[b2 + k2] = v
+                k2 += 1
+            else:
+                vals[b3 + k3] = v
+                k3 += 1
+        start[c], start[2 + c], start[4 + c], start[6 + c] = b0, b1, b2, b3
+        length[c], length[2 + c], length[4 + c], length[6 + c] = k0, k1, k2, k3
     return lo1, hi1, lo2, hi2
 
 
@@ -188,7 +222,7 @@ def _auc_pairs(vals, start, length, off_neg, off_pos, mth, core):
 
 
 @njit(cache=True, nogil=True)
-def _auc_split_level(s, x, y, xl, xh, al, ah, bl, bh, theta, mscale, undecided, u_lo, u_hi,
+def _auc_split_level(pts, ncls, xl, xh, al, ah, bl, bh, theta, mscale, undecided, u_lo, u_hi,
                      vals4, start4, length4, off3n, off3p, off4n, off4p, parent):
     """One level of the greedy AUC descent while some points are undecided, with the same
     children, bounds and choice as evaluating each child on its own (`badness` on scatter's
@@ -200,7 +234,7 @@ def _auc_split_level(s, x, y, xl, xh, al, ah, bl, bh, theta, mscale, undecided, 
     special = u_lo == u_hi  # all undecided points at one value v: split at v (see _xi_half)
     xl0, xs = _xi_half(0, xl, xh, undecided, u_lo, u_hi)
     xs1, xh1 = _xi_half(1, xl, xh, undecided, u_lo, u_hi)
-    lo1, hi1, lo2, hi2 = scatter4(s, x, y, xl, xs, xh, vals4, start4, length4)
+    lo1, hi1, lo2, hi2 = scatter4(pts, ncls, xl, xs, xh, vals4, start4, length4)
     n0 = length4[0] + length4[2] + length4[4] + length4[6]
     n1 = length4[1] + length4[3] + length4[5] + length4[7]
     am = 0.5 * (al + ah)
@@ -308,7 +342,7 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
     vals = np.empty(6 * m)
     start = np.zeros(6, np.int64)
     length = np.zeros(6, np.int64)
-    grp = np.empty(m, np.int64)
+    pts, ncls = by_class(s, x, y)
     buf_neg = np.empty(m)
     buf_pos = np.empty(m)
     off_neg = np.empty(3)
@@ -346,7 +380,7 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
         split = metric == AUC and 0 < undecided and SPLIT_SHARE * undecided <= m
         if split:
             (best, bxl, bxh, bal, bah, bbl, bbh, best_h, best_und, best_ulo,
-             best_uhi) = _auc_split_level(s, x, y, xl, xh, al, ah, bl, bh, theta, mscale,
+             best_uhi) = _auc_split_level(pts, ncls, xl, xh, al, ah, bl, bh, theta, mscale,
                                           undecided, u_lo, u_hi, vals4, start4, length4, off_neg,
                                           off_pos, off4n, off4p, parent)
             last_h = -1  # `vals` does not hold the chosen partition
@@ -356,7 +390,7 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
             last_h = h
             cxl, cxh = _xi_half(h, xl, xh, undecided, u_lo, u_hi)
             if undecided > 0:
-                und, ulo, uhi = scatter(s, x, y, cxl, cxh, vals, start, length, grp)
+                und, ulo, uhi = scatter(pts, ncls, cxl, cxh, vals, start, length)
             else:  # the partition is fixed and `vals` already holds it
                 und, ulo, uhi = 0, 0.0, 0.0
             for c in range(3):
@@ -391,7 +425,7 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
             ac = 0.5 * (al + ah)
             bc = 0.5 * (bl + bh)
             if best_h != last_h:
-                scatter(s, x, y, xl, xh, vals, start, length, grp)
+                scatter(pts, ncls, xl, xh, vals, start, length)
             mth = point_offsets(ac, bc, theta, mscale, off_neg, off_pos)
             if metric == AUC:
                 v = _auc_fixed(vals, start, length, off_neg, off_pos, mth, vmax, memo_x, memo_n)
@@ -409,8 +443,8 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
     for xi in (xl, xh):
         for a in (al, ah):
             for b in (bl, bh):
-                v = _point_value(s, x, y, xi, a, b, theta, mscale, metric, k, vals, start, length,
-                                 grp, off_neg, off_pos, buf_neg, buf_pos)
+                v = _point_value(pts, ncls, xi, a, b, theta, mscale, metric, k, vals, start, length,
+                                 off_neg, off_pos, buf_neg, buf_pos)
                 if v < best:
                     best = v
                     rx, ra, rb = xi, a, b
@@ -432,13 +466,13 @@ def d_offsets(d_lo, d_hi, theta, mscale, off_neg, off_pos):
 
 
 @njit(cache=True, nogil=True)
-def _centre_value(s, x, y, xl, xh, und, dl, dh, theta, mscale, metric, k, vals, start, length,
-                  grp, off_neg, off_pos, buf_neg, buf_pos):
+def _centre_value(pts, ncls, xl, xh, und, dl, dh, theta, mscale, metric, k, vals, start,
+                  length, off_neg, off_pos, buf_neg, buf_pos):
     """Value of the stump at the centre of a (Xi, D) box (threshold Xi_lo once no data point is
     undecided); returns (badness, xi, d). Uses its own run buffers."""
     xi = 0.5 * (xl + xh) if und > 0 else xl
     d = 0.5 * (dl + dh)
-    scatter(s, x, y, xi, xi, vals, start, length, grp)
+    scatter(pts, ncls, xi, xi, vals, start, length)
     mth = d_offsets(d, d, theta, mscale, off_neg, off_pos)
     return badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg,
                    buf_pos), xi, d
@@ -460,7 +494,7 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
     vals = np.empty(6 * m)
     start = np.zeros(6, np.int64)
     length = np.zeros(6, np.int64)
-    grp = np.empty(m, np.int64)
+    pts, ncls = by_class(s, x, y)
     buf_neg = np.empty(m)
     buf_pos = np.empty(m)
     off_neg = np.empty(3)
@@ -489,7 +523,7 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
         for h in range(n_h):
             if undecided > 0:
                 cxl, cxh = _xi_half(h, xl, xh, undecided, u_lo, u_hi)
-                und, ulo, uhi = scatter(s, x, y, cxl, cxh, vals, start, length, grp)
+                und, ulo, uhi = scatter(pts, ncls, cxl, cxh, vals, start, length)
             else:  # the partition is fixed and `vals` already holds it
                 cxl, cxh, und, ulo, uhi = xl, xh, 0, 0.0, 0.0
             for c in range(2):
@@ -501,13 +535,13 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
                 cv = _BIG
                 if lb == best:  # tie: compare the centre values
                     if best_cv == _BIG:
-                        best_cv, vx, vd = _centre_value(s, x, y, bxl, bxh, best_und, bdl, bdh,
+                        best_cv, vx, vd = _centre_value(pts, ncls, bxl, bxh, best_und, bdl, bdh,
                                                         theta, mscale, metric, k, vals2, start2,
-                                                        length2, grp, on2, op2, buf_neg, buf_pos)
+                                                        length2, on2, op2, buf_neg, buf_pos)
                         if best_cv < inc:
                             inc, ix, idd = best_cv, vx, vd
-                    cv, vx, vd = _centre_value(s, x, y, cxl, cxh, und, cdl, cdh, theta, mscale,
-                                               metric, k, vals2, start2, length2, grp, on2, op2,
+                    cv, vx, vd = _centre_value(pts, ncls, cxl, cxh, und, cdl, cdh, theta, mscale,
+                                               metric, k, vals2, start2, length2, on2, op2,
                                                buf_neg, buf_pos)
                     if cv < inc:
                         inc, ix, idd = cv, vx, vd
@@ -519,7 +553,7 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
         if best >= cutoff and inc >= cutoff:
             return inc, ix, -0.5 * idd, 0.5 * idd, -levels  # cannot beat the caller's best
         if undecided > 0 and best_und == 0 and best_h != n_h - 1:
-            scatter(s, x, y, bxl, bxh, vals, start, length, grp)  # `vals` must hold the box
+            scatter(pts, ncls, bxl, bxh, vals, start, length)  # `vals` must hold the box
         xl, xh, dl, dh = bxl, bxh, bdl, bdh
         undecided, u_lo, u_hi = best_und, best_ulo, best_uhi
         if undecided == 0:
@@ -533,7 +567,7 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
             return inc, ix, -0.5 * idd, 0.5 * idd, levels
     best, rx, rd = inc, ix, idd
     for xi in (xl, xh):
-        scatter(s, x, y, xi, xi, vals, start, length, grp)
+        scatter(pts, ncls, xi, xi, vals, start, length)
         for d in (dl, dh):
             mth = d_offsets(d, d, theta, mscale, off_neg, off_pos)
             v = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg,
@@ -615,7 +649,7 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
     vals = np.empty(6 * m)
     start = np.zeros(6, np.int64)
     length = np.zeros(6, np.int64)
-    grp = np.empty(m, np.int64)
+    pts, ncls = by_class(s, x, y)
     buf_neg = np.empty(m)
     buf_pos = np.empty(m)
     off_neg = np.empty(3)
@@ -634,8 +668,8 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
     xl0 = ux[0]
     xh0 = ux[ux.shape[0] - 1]
     # incumbent: the stump that changes nothing (xi = max x, a = b = 0)
-    best = _point_value(s, x, y, xh0, 0.0, 0.0, theta, mscale, metric, k, vals, start, length,
-                        grp, off_neg, off_pos, buf_neg, buf_pos)
+    best = _point_value(pts, ncls, xh0, 0.0, 0.0, theta, mscale, metric, k, vals, start, length,
+                        off_neg, off_pos, buf_neg, buf_pos)
     rx, ra, rb = xh0, 0.0, 0.0
     prune = min(best, cutoff)  # bound a box must beat to be kept
     boxes[0, 0] = xl0
@@ -686,7 +720,7 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
             cdep = dep + 1
         for c in range(nch):
             if c == 0 or nch == 2:
-                cu, _, _ = scatter(s, x, y, cxl[c], cxh[c], vals, start, length, grp)
+                cu, _, _ = scatter(pts, ncls, cxl[c], cxh[c], vals, start, length)
             mth = box_offsets(cal[c], cah[c], cbl[c], cbh[c], theta, mscale, off_neg, off_pos)
             lb = badness(metric, vals, start, length, off_neg, off_pos, mth, k, bmode, buf_neg, buf_pos)
             n_bounds += 1
