@@ -172,22 +172,27 @@ def test_reduced_search_starts_from_tied_scores(loss):
     assert found >= 5
 
 
+def plain_runs(s, x, y, xi_lo, xi_hi):
+    """The six runs (left / undecided / right x class, ascending scores) built with numpy masks,
+    and (undecided count, their x range) — what the search's scatter computes."""
+    groups = [x <= xi_lo, (x > xi_lo) & (x <= xi_hi), x > xi_hi]
+    runs = [np.sort(s[g & (y == c)]) for g in groups for c in (0, 1)]
+    length = np.array([len(r) for r in runs], np.int64)
+    start = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    und = x[groups[1]]
+    span = (und.min(), und.max()) if len(und) else (np.inf, -np.inf)
+    return np.concatenate(runs + [np.empty(1)]), start, length, (len(und), *span)
+
+
 def plain_greedy(s, x, y, theta, metric, k, levels=53):
-    """The greedy descent written plainly (every child scattered and bounded on its own), with
-    the same centre-incumbent stop as greedy_search; its shortcuts must not change the result."""
-    from boostcm.exactboost._search import (
-        _BIG,
-        _point_value,
-        _xi_half,
-        box_offsets,
-        point_offsets,
-        scatter,
-    )
+    """The greedy descent written plainly (every child's runs built from scratch and bounded on
+    its own), with the same centre-incumbent stop as greedy_search; its shortcuts must not
+    change the result."""
+    from boostcm.exactboost._search import _BIG, _xi_half, box_offsets, point_offsets
     from boostcm.metrics._kernels import BOUND, BOUND_MARGIN, VALUE, badness
 
     m = s.shape[0]
-    vals, start, length = np.empty(6 * m), np.zeros(6, np.int64), np.zeros(6, np.int64)
-    grp, bn, bp, on, op = np.empty(m, np.int64), np.empty(m), np.empty(m), np.empty(3), np.empty(3)
+    bn, bp, on, op = np.empty(m), np.empty(m), np.empty(3), np.empty(3)
     mode = BOUND_MARGIN if theta > 0 else BOUND
     xl, xh, al, ah, bl, bh = x.min(), x.max(), -1.0, 1.0, -1.0, 1.0
     und, ulo, uhi = m, -np.inf, np.inf
@@ -197,7 +202,7 @@ def plain_greedy(s, x, y, theta, metric, k, levels=53):
         best, choice = _BIG, None
         for h in range(2 if und > 0 else 1):
             cxl, cxh = _xi_half(h, xl, xh, und, ulo, uhi) if und > 0 else (xl, xh)
-            cund = scatter(s, x, y, cxl, cxh, vals, start, length, grp)
+            vals, start, length, cund = plain_runs(s, x, y, cxl, cxh)
             for c in range(3):
                 A = (al, am) if c < 2 else (am, ah)
                 B = (bl, bm) if c != 1 else (bm, bh)
@@ -208,7 +213,7 @@ def plain_greedy(s, x, y, theta, metric, k, levels=53):
         xl, xh, al, ah, bl, bh, und, ulo, uhi = choice
         if und == 0:
             ac, bc = 0.5 * (al + ah), 0.5 * (bl + bh)
-            scatter(s, x, y, xl, xh, vals, start, length, grp)
+            vals, start, length, _ = plain_runs(s, x, y, xl, xh)
             mth = point_offsets(ac, bc, theta, 1.0, on, op)
             v = badness(metric, vals, start, length, on, op, mth, k, VALUE, bn, bp)
             if v < inc:
@@ -219,8 +224,9 @@ def plain_greedy(s, x, y, theta, metric, k, levels=53):
     for xi in (xl, xh):
         for a in (al, ah):
             for b in (bl, bh):
-                v = _point_value(s, x, y, xi, a, b, theta, 1.0, metric, k, vals, start, length,
-                                 grp, on, op, bn, bp)
+                vals, start, length, _ = plain_runs(s, x, y, xi, xi)
+                mth = point_offsets(a, b, theta, 1.0, on, op)
+                v = badness(metric, vals, start, length, on, op, mth, k, VALUE, bn, bp)
                 if v < res[0]:
                     res = (v, xi, a, b)
     return res
