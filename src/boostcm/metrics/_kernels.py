@@ -131,19 +131,25 @@ def _merge_class(vals, start, length, off, mth, cls, out):
     s2 = start[4 + cls]
     total = l0 + l1 + l2
     inf = np.inf
+    o0 = off[0]
+    o1 = off[1]
+    o2 = off[2]
+    h0 = (vals[s0] + o0) - mth if l0 > 0 else inf  # current head of each run
+    h1 = (vals[s1] + o1) - mth if l1 > 0 else inf
+    h2 = (vals[s2] + o2) - mth if l2 > 0 else inf
     for t in range(total):
-        h0 = (vals[s0 + i0] + off[0]) - mth if i0 < l0 else inf
-        h1 = (vals[s1 + i1] + off[1]) - mth if i1 < l1 else inf
-        h2 = (vals[s2 + i2] + off[2]) - mth if i2 < l2 else inf
         if h0 <= h1 and h0 <= h2:
             out[t] = h0
             i0 += 1
+            h0 = (vals[s0 + i0] + o0) - mth if i0 < l0 else inf
         elif h1 <= h2:
             out[t] = h1
             i1 += 1
+            h1 = (vals[s1 + i1] + o1) - mth if i1 < l1 else inf
         else:
             out[t] = h2
             i2 += 1
+            h2 = (vals[s2 + i2] + o2) - mth if i2 < l2 else inf
     return total
 
 
@@ -151,37 +157,15 @@ def _merge_class(vals, start, length, off, mth, cls, out):
 def ks_sweep(neg, n0, pos, n1):
     """max(0, max_t n1 #{neg <= t} - n0 #{pos <= t}) for ascending arrays (ties grouped).
 
-    A negative strictly below the next positive is checked at once: if tied negatives follow,
-    the partial count is below the value at their common threshold, so it cannot raise the max;
-    a block where negatives and positives tie is checked only after the whole block."""
-    i = 0
+    The max over t is attained at a negative: n1 (i + 1) - n0 #{pos <= neg[i]}; inside a block
+    of tied negatives that value only grows, so taking every i gives the same max."""
     j = 0
-    cur = 0
     best = 0
-    while i < n0 and j < n1:
+    for i in range(n0):
         u = neg[i]
-        w = pos[j]
-        if u < w:
-            cur += n1
-            i += 1
-            if cur > best:
-                best = cur
-        elif w < u:
-            cur -= n0
+        while j < n1 and pos[j] <= u:
             j += 1
-        else:
-            while i < n0 and neg[i] == u:
-                cur += n1
-                i += 1
-            while j < n1 and pos[j] == u:
-                cur -= n0
-                j += 1
-            if cur > best:
-                best = cur
-    if i < n0:  # only negatives left: the sum keeps rising to its end
-        cur += n1 * (n0 - i)
-        if cur > best:
-            best = cur
+        best = max(best, n1 * (i + 1) - n0 * j)
     return best
 
 
