@@ -1,7 +1,8 @@
 """5-fold CV test losses of ExactBoostClassifier with the paper's defaults (EB-T6/T8/T10 column).
 
-KFold(5, shuffle=True, random_state=0) on the whole dataset; AUC, KS, P@k test losses; P@k is
-evaluated at k = ceil(0.5 * positive rate of the dataset * n_test) (TARGETS.md convention).
+KFold(5, shuffle=True, random_state=0) on the whole dataset (`--cv-seed` for other splits); AUC,
+KS, P@k test losses; P@k is evaluated at k = ceil(0.5 * positive rate of the dataset * n_test)
+(TARGETS.md convention).
 Rows are appended to the CSV as folds finish, so a cut run keeps what it did.
 
     python benchmarks/exactboost_cv.py --out benchmarks/results/exactboost_cv.csv \
@@ -24,7 +25,7 @@ from boostcm.exactboost import ExactBoostClassifier
 from boostcm.metrics import auc_loss, ks_loss, pak_loss
 
 FIELDS = ["dataset", "metric", "fold", "n_estimators", "n_rounds", "search", "precision_bits",
-          "init", "test_loss",
+          "init", "cv_seed", "k_train", "test_loss",
           "train_margin_loss", "k_eval", "fit_seconds"]
 
 
@@ -39,6 +40,9 @@ def main(argv=None):
     ap.add_argument("--precision-bits", type=int, default=53)
     ap.add_argument("--init", default="random", choices=["zeros", "random"])
     ap.add_argument("--n-jobs", type=int, default=1)
+    ap.add_argument("--cv-seed", type=int, default=0, help="KFold shuffle seed (protocol: 0)")
+    ap.add_argument("--k-train", type=float, default=None,
+                    help="P@k training k as a fraction of the subsample (default: the classifier's)")
     args = ap.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     new = not args.out.exists()
@@ -50,12 +54,13 @@ def main(argv=None):
             X, y = load_dataset(name)
             rate = float(np.mean(y))
             for metric in args.metrics:
-                folds = KFold(n_splits=5, shuffle=True, random_state=0).split(X)
+                folds = KFold(n_splits=5, shuffle=True, random_state=args.cv_seed).split(X)
                 for fold, (tr, te) in enumerate(folds):
                     model = ExactBoostClassifier(metric=metric, n_estimators=args.n_estimators,
                                                  n_rounds=args.n_rounds, search=args.search,
                                                  precision_bits=args.precision_bits,
-                                                 init=args.init, random_state=fold, n_jobs=args.n_jobs)
+                                                 init=args.init, k=args.k_train,
+                                                 random_state=fold, n_jobs=args.n_jobs)
                     t0 = time.perf_counter()
                     model.fit(X[tr], y[tr])
                     dt = time.perf_counter() - t0
@@ -71,6 +76,7 @@ def main(argv=None):
                                     n_estimators=args.n_estimators, n_rounds=args.n_rounds,
                                     search=args.search,
                                     precision_bits=args.precision_bits, init=args.init,
+                                    cv_seed=args.cv_seed, k_train=args.k_train or "",
                                     test_loss=loss,
                                     train_margin_loss=float(model.train_margin_loss_[:, -1].mean()),
                                     k_eval=k_eval if metric == "pak" else "", fit_seconds=dt))
