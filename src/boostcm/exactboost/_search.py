@@ -20,9 +20,9 @@ Two searches share these bounds:
   at the first child whose bound equals the parent's; for AUC, left/right pair counts are shared
   by both threshold halves (_auc_split_level) and reused within the fixed partition while no
   pair can change order (_auc_fixed).
-* ``exact``: best-first branch-and-bound; boxes whose bound is not below the incumbent are
-  pruned, so the returned value is the global minimum over Xi x [-1, 1]^2 (to float resolution,
-  boxes are cut at depth 53).
+* ``exact``: best-first branch-and-bound over (Xi, D) boxes (D as in ``reduced`` below); boxes
+  whose bound is not below the incumbent are pruned, so the returned value is the global minimum
+  over Xi x [-1, 1]^2 (to float resolution, D is cut at depth 53).
 
 * ``reduced``: the same greedy bisection over (Xi, D), D an interval of d = b - a in [-2, 2]: the
   loss depends on the stump through (xi, d) only (translation invariance), so left points keep
@@ -635,14 +635,16 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
     Boxes whose bound is not below `cutoff` are pruned as well: the global minimum is returned
     when it lies below `cutoff`, otherwise some stump with badness >= cutoff.
 
-    While a box has undecided points, it is split on Xi only, at the median distinct undecided
-    value v: [Xi_lo, v^-] (v goes right) and [v, Xi_hi] (v goes left), so each child has fewer
-    undecided points; once the partition is fixed, A and B are bisected (3 children, the 4th is a
-    translate). A box whose bound is attained at its centre is closed; boxes whose bound is not
-    below the incumbent are pruned; A/B are refined at most `max_depth` times. After
-    `max_bounds` bounds the incumbent is returned with work = -(bounds) (not certified optimal);
-    this can only happen without a margin, when exactly tied scores of a positive and a negative
-    keep the bound below every attainable value.
+    Boxes are (Xi, D), D an interval of d = b - a in [-2, 2]: the loss depends on the stump
+    through (xi, d) only, so this covers a, b in [-1, 1] without the translated copies an
+    (A, B) box tree holds (which made the search blow up along b = a over tied scores); the
+    returned stump is a = -d/2, b = d/2. While a box has undecided points, it is split on Xi
+    only, at the median distinct undecided value v: [Xi_lo, v^-] (v goes right) and [v, Xi_hi]
+    (v goes left), so each child has fewer undecided points; once the partition is fixed, D is
+    halved. A box whose bound is attained at its centre is closed; boxes whose bound is not below
+    the incumbent are pruned; D is halved at most `max_depth` times, then both ends are
+    evaluated. After `max_bounds` bounds the incumbent is returned with work = -(bounds) (not
+    certified optimal), a safety net.
     """
     m = s.shape[0]
     ux = np.unique(x)
@@ -656,7 +658,7 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
     off_pos = np.empty(3)
     bmode = (BOUND_MARGIN if theta > 0.0 else BOUND) + TIGHT
     cap = 1024
-    boxes = np.empty((cap, 6))
+    boxes = np.empty((cap, 4))  # xi_lo, xi_hi, d_lo, d_hi
     depth = np.empty(cap, np.int64)
     keys = np.empty(cap, np.int64)
     seqs = np.empty(cap, np.int64)
@@ -667,35 +669,32 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
     seq = 0
     xl0 = ux[0]
     xh0 = ux[ux.shape[0] - 1]
-    # incumbent: the stump that changes nothing (xi = max x, a = b = 0)
-    best = _point_value(pts, ncls, xh0, 0.0, 0.0, theta, mscale, metric, k, vals, start, length,
-                        off_neg, off_pos, buf_neg, buf_pos)
-    rx, ra, rb = xh0, 0.0, 0.0
+    # incumbent: the stump that changes nothing (xi = max x, d = 0)
+    scatter(pts, ncls, xh0, xh0, vals, start, length)
+    mth = d_offsets(0.0, 0.0, theta, mscale, off_neg, off_pos)
+    best = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg, buf_pos)
+    rx, rd = xh0, 0.0
     prune = min(best, cutoff)  # bound a box must beat to be kept
     boxes[0, 0] = xl0
     boxes[0, 1] = xh0
-    boxes[0, 2] = -1.0
-    boxes[0, 3] = 1.0
-    boxes[0, 4] = -1.0
-    boxes[0, 5] = 1.0
+    boxes[0, 2] = -2.0
+    boxes[0, 3] = 2.0
     depth[0] = 0
     nbox = 1
     size = _heap_push(keys, seqs, ids, size, -1, seq, 0)
     seq += 1
     n_bounds = 0
-    cxl = np.empty(3)
-    cxh = np.empty(3)
-    cal = np.empty(3)
-    cah = np.empty(3)
-    cbl = np.empty(3)
-    cbh = np.empty(3)
+    cxl = np.empty(2)
+    cxh = np.empty(2)
+    cdl = np.empty(2)
+    cdh = np.empty(2)
     while size > 0:
         if keys[0] >= prune:
             break
         if n_bounds > max_bounds:
-            return best, rx, ra, rb, -n_bounds  # budget exhausted: incumbent, not certified
+            return best, rx, -0.5 * rd, 0.5 * rd, -n_bounds  # budget exhausted: not certified
         bi, size = _heap_pop(keys, seqs, ids, size)
-        xl, xh, al, ah, bl, bh = boxes[bi, 0], boxes[bi, 1], boxes[bi, 2], boxes[bi, 3], boxes[bi, 4], boxes[bi, 5]
+        xl, xh, dl, dh = boxes[bi, 0], boxes[bi, 1], boxes[bi, 2], boxes[bi, 3]
         dep = depth[bi]
         free[nfree] = bi
         nfree += 1
@@ -703,51 +702,39 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
         hi_i = np.searchsorted(ux, xh, side="right")
         if hi_i > lo_i:  # undecided points: refine the partition first
             v = ux[(lo_i + hi_i) // 2]
-            nch = 2
             cxl[0], cxh[0] = xl, np.nextafter(v, -np.inf)
             cxl[1], cxh[1] = v, xh
-            for c in range(2):
-                cal[c], cah[c], cbl[c], cbh[c] = al, ah, bl, bh
+            cdl[0], cdh[0], cdl[1], cdh[1] = dl, dh, dl, dh
             cdep = dep
         else:
-            am = 0.5 * (al + ah)
-            bm = 0.5 * (bl + bh)
-            nch = 3
-            for c in range(3):
-                cxl[c], cxh[c] = xl, xh
-                cal[c], cah[c] = (al, am) if c < 2 else (am, ah)
-                cbl[c], cbh[c] = (bl, bm) if c != 1 else (bm, bh)
+            dm = 0.5 * (dl + dh)
+            cxl[0], cxh[0], cxl[1], cxh[1] = xl, xh, xl, xh
+            cdl[0], cdh[0], cdl[1], cdh[1] = dl, dm, dm, dh
             cdep = dep + 1
-        for c in range(nch):
-            if c == 0 or nch == 2:
+        for c in range(2):
+            if c == 0 or cdep == dep:
                 cu, _, _ = scatter(pts, ncls, cxl[c], cxh[c], vals, start, length)
-            mth = box_offsets(cal[c], cah[c], cbl[c], cbh[c], theta, mscale, off_neg, off_pos)
-            lb = badness(metric, vals, start, length, off_neg, off_pos, mth, k, bmode, buf_neg, buf_pos)
+            mth = d_offsets(cdl[c], cdh[c], theta, mscale, off_neg, off_pos)
+            lb = badness(metric, vals, start, length, off_neg, off_pos, mth, k, bmode, buf_neg,
+                         buf_pos)
             n_bounds += 1
             if lb >= prune:
                 continue
             if cu == 0:
-                ac = 0.5 * (cal[c] + cah[c])
-                bc = 0.5 * (cbl[c] + cbh[c])
-                mth = point_offsets(ac, bc, theta, mscale, off_neg, off_pos)
-                v = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg, buf_pos)
-                if v < best:
-                    best = v
-                    rx, ra, rb = cxl[c], ac, bc
-                    prune = min(best, cutoff)
-                if v <= lb or lb >= prune:
-                    continue  # attained: nothing better inside
-                if cdep >= max_depth:
-                    for a in (cal[c], cah[c]):
-                        for b in (cbl[c], cbh[c]):
-                            mth = point_offsets(a, b, theta, mscale, off_neg, off_pos)
-                            v = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE,
-                                        buf_neg, buf_pos)
-                            if v < best:
-                                best = v
-                                rx, ra, rb = cxl[c], a, b
-                                prune = min(best, cutoff)
-                    continue
+                n_ends = 2 if cdep >= max_depth else 1  # both ends, or the centre
+                vmin = _BIG
+                for e in range(n_ends):
+                    d = (cdh[c] if e else cdl[c]) if n_ends == 2 else 0.5 * (cdl[c] + cdh[c])
+                    mth = d_offsets(d, d, theta, mscale, off_neg, off_pos)
+                    v = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE,
+                                buf_neg, buf_pos)
+                    vmin = min(vmin, v)
+                    if v < best:
+                        best = v
+                        rx, rd = cxl[c], d
+                        prune = min(best, cutoff)
+                if cdep >= max_depth or vmin <= lb or lb >= prune:
+                    continue  # ends evaluated, or bound attained: nothing better inside
             if nfree > 0:
                 nfree -= 1
                 slot = free[nfree]
@@ -764,14 +751,12 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
                 nbox += 1
             boxes[slot, 0] = cxl[c]
             boxes[slot, 1] = cxh[c]
-            boxes[slot, 2] = cal[c]
-            boxes[slot, 3] = cah[c]
-            boxes[slot, 4] = cbl[c]
-            boxes[slot, 5] = cbh[c]
+            boxes[slot, 2] = cdl[c]
+            boxes[slot, 3] = cdh[c]
             depth[slot] = cdep
             size = _heap_push(keys, seqs, ids, size, lb, seq, slot)
             seq += 1
-    return best, rx, ra, rb, n_bounds
+    return best, rx, -0.5 * rd, 0.5 * rd, n_bounds
 
 
 @njit(cache=True, nogil=True)
