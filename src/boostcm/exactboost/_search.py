@@ -466,6 +466,14 @@ def d_offsets(d_lo, d_hi, theta, mscale, off_neg, off_pos):
 
 
 @njit(cache=True, nogil=True)
+def _d_value(metric, vals, start, length, d, theta, mscale, k, off_neg, off_pos, buf_neg,
+             buf_pos):
+    """Badness of the stump with d = b - a on the partition the runs hold."""
+    mth = d_offsets(d, d, theta, mscale, off_neg, off_pos)
+    return badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg, buf_pos)
+
+
+@njit(cache=True, nogil=True)
 def _centre_value(pts, ncls, xl, xh, und, dl, dh, theta, mscale, metric, k, vals, start,
                   length, off_neg, off_pos, buf_neg, buf_pos):
     """Value of the stump at the centre of a (Xi, D) box (threshold Xi_lo once no data point is
@@ -473,9 +481,8 @@ def _centre_value(pts, ncls, xl, xh, und, dl, dh, theta, mscale, metric, k, vals
     xi = 0.5 * (xl + xh) if und > 0 else xl
     d = 0.5 * (dl + dh)
     scatter(pts, ncls, xi, xi, vals, start, length)
-    mth = d_offsets(d, d, theta, mscale, off_neg, off_pos)
-    return badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg,
-                   buf_pos), xi, d
+    return _d_value(metric, vals, start, length, d, theta, mscale, k, off_neg, off_pos, buf_neg,
+                    buf_pos), xi, d
 
 
 @njit(cache=True, nogil=True)
@@ -558,9 +565,8 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
         undecided, u_lo, u_hi = best_und, best_ulo, best_uhi
         if undecided == 0:
             dc = 0.5 * (dl + dh)
-            mth = d_offsets(dc, dc, theta, mscale, off_neg, off_pos)
-            v = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg,
-                        buf_pos)
+            v = _d_value(metric, vals, start, length, dc, theta, mscale, k, off_neg, off_pos,
+                         buf_neg, buf_pos)
             if v < inc:
                 inc, ix, idd = v, xl, dc
         if inc <= best:
@@ -569,9 +575,8 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
     for xi in (xl, xh):
         scatter(pts, ncls, xi, xi, vals, start, length)
         for d in (dl, dh):
-            mth = d_offsets(d, d, theta, mscale, off_neg, off_pos)
-            v = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg,
-                        buf_pos)
+            v = _d_value(metric, vals, start, length, d, theta, mscale, k, off_neg, off_pos,
+                         buf_neg, buf_pos)
             if v < best:
                 best, rx, rd = v, xi, d
     return best, rx, -0.5 * rd, 0.5 * rd, levels
@@ -671,8 +676,8 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
     xh0 = ux[ux.shape[0] - 1]
     # incumbent: the stump that changes nothing (xi = max x, d = 0)
     scatter(pts, ncls, xh0, xh0, vals, start, length)
-    mth = d_offsets(0.0, 0.0, theta, mscale, off_neg, off_pos)
-    best = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg, buf_pos)
+    best = _d_value(metric, vals, start, length, 0.0, theta, mscale, k, off_neg, off_pos,
+                    buf_neg, buf_pos)
     rx, rd = xh0, 0.0
     prune = min(best, cutoff)  # bound a box must beat to be kept
     boxes[0, 0] = xl0
@@ -725,9 +730,8 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
                 vmin = _BIG
                 for e in range(n_ends):
                     d = (cdh[c] if e else cdl[c]) if n_ends == 2 else 0.5 * (cdl[c] + cdh[c])
-                    mth = d_offsets(d, d, theta, mscale, off_neg, off_pos)
-                    v = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE,
-                                buf_neg, buf_pos)
+                    v = _d_value(metric, vals, start, length, d, theta, mscale, k, off_neg,
+                                 off_pos, buf_neg, buf_pos)
                     vmin = min(vmin, v)
                     if v < best:
                         best = v
