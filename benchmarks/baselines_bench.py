@@ -102,11 +102,18 @@ def cv_losses(datasets, methods):
             for name in methods:
                 est = _make(name, pi).fit(X[tr], y[tr])
                 s = _scores(est, X[te])
-                row = {"dataset": ds, "fold": fold, "method": name,
-                       "target": TARGET_METRIC.get(name, ""),
-                       "auc": auc_loss(s, y[te]), "ks": ks_loss(s, y[te]),
-                       "pak": pak_loss(s, y[te], k)}
-                if name == "Plugin Logistic":  # the hard plug-in decisions, as the EB code scored it
+                row = {
+                    "dataset": ds,
+                    "fold": fold,
+                    "method": name,
+                    "target": TARGET_METRIC.get(name, ""),
+                    "auc": auc_loss(s, y[te]),
+                    "ks": ks_loss(s, y[te]),
+                    "pak": pak_loss(s, y[te], k),
+                }
+                if (
+                    name == "Plugin Logistic"
+                ):  # the hard plug-in decisions, as the EB code scored it
                     hard = est.predict(X[te]).astype(float)
                     row.update(auc_hard=auc_loss(hard, y[te]), ks_hard=ks_loss(hard, y[te]))
                 rows.append(row)
@@ -122,8 +129,11 @@ def main():
     ap.add_argument("--methods", nargs="*", help="restrict to these registry names")
     ap.add_argument("--datasets", nargs="*", help="restrict the timing datasets")
     ap.add_argument("--tag", default="", help="suffix of the output file names")
-    ap.add_argument("--with-exactboost", action="store_true",
-                    help="also time ExactBoostClassifier (paper settings) for AUC, KS and P@k")
+    ap.add_argument(
+        "--with-exactboost",
+        action="store_true",
+        help="also time ExactBoostClassifier (paper settings) for AUC, KS and P@k",
+    )
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     methods = list(REGISTRY)

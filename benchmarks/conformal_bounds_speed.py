@@ -78,14 +78,19 @@ def main() -> None:
         # the other calculators (proven convention), n_test = n_cal
         row["eps_test_proven_s"] = measure(lambda beta=beta, n=n: eps_test(n, DELTA, beta, n))[0]
         row["eps_cal_conditional_proven_s"] = measure(
-            lambda beta=beta, n=n: eps_cal_conditional(n, DELTA, beta, 0.3, 2))[0]
+            lambda beta=beta, n=n: eps_cal_conditional(n, DELTA, beta, 0.3, 2)
+        )[0]
         if n <= args.dense_max:
             t_dense, mem_dense, val = measure(
                 lambda beta=beta, n=n: dense_eps_cal(n, beta, ALPHA * (1 - ALPHA)), repeats=1
             )
             assert abs(val - res.value) < 1e-12, (n, val, res.value)
-            row.update(dense_s=t_dense, dense_peak_mb=mem_dense, speedup=t_dense / t_ours,
-                       memory_ratio=mem_dense / max(mem_ours, 1e-9))
+            row.update(
+                dense_s=t_dense,
+                dense_peak_mb=mem_dense,
+                speedup=t_dense / t_ours,
+                memory_ratio=mem_dense / max(mem_ours, 1e-9),
+            )
         rows.append(row)
         print(json.dumps(row))
 

@@ -40,9 +40,19 @@ class SklearnHGBQuantile(QuantileModel):
     def _fit(self, X, y):
         from sklearn.ensemble import HistGradientBoostingRegressor
 
-        self._m = [HistGradientBoostingRegressor(loss="quantile", quantile=t, max_iter=100, learning_rate=0.1,
-                                                 max_leaf_nodes=31, min_samples_leaf=20, early_stopping=False,
-                                                 random_state=self.seed).fit(X, y) for t in self.levels]
+        self._m = [
+            HistGradientBoostingRegressor(
+                loss="quantile",
+                quantile=t,
+                max_iter=100,
+                learning_rate=0.1,
+                max_leaf_nodes=31,
+                min_samples_leaf=20,
+                early_stopping=False,
+                random_state=self.seed,
+            ).fit(X, y)
+            for t in self.levels
+        ]
 
     def _predict(self, X):
         return np.column_stack([m.predict(X) for m in self._m])
@@ -56,8 +66,13 @@ class SklearnQRF(QuantileModel):
     def _fit(self, X, y):
         from sklearn.ensemble import RandomForestRegressor
 
-        self._rf = RandomForestRegressor(n_estimators=100, min_samples_leaf=5, max_features=1 / 3, n_jobs=1,
-                                         random_state=self.seed).fit(X, y)
+        self._rf = RandomForestRegressor(
+            n_estimators=100,
+            min_samples_leaf=5,
+            max_features=1 / 3,
+            n_jobs=1,
+            random_state=self.seed,
+        ).fit(X, y)
         self._leaves, self._y = self._rf.apply(X), y
         self._order = np.argsort(y)
 
@@ -89,7 +104,9 @@ def seconds_per_sim(process, param, make_model, n_sims):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--sims", type=int, default=10)
     ap.add_argument("--baseline-sims", type=int, default=4)
     ap.add_argument("--out", default="benchmarks/results/conformal_speed.csv")
@@ -99,27 +116,51 @@ def main():
     rows = []
     for process, param in (("ar1", 0.5), ("hmm", 0.1)):
         for name in ("boosting", "forest", "network"):
-            sec = seconds_per_sim(process, param, lambda s, name=name: make_quantile_model(name, 0.1, seed=s), args.sims)
-            rows.append({"process": process, "implementation": f"boostcm {name}", "model": name, "s_per_sim": sec})
+            sec = seconds_per_sim(
+                process,
+                param,
+                lambda s, name=name: make_quantile_model(name, 0.1, seed=s),
+                args.sims,
+            )
+            rows.append(
+                {
+                    "process": process,
+                    "implementation": f"boostcm {name}",
+                    "model": name,
+                    "s_per_sim": sec,
+                }
+            )
         for cls, name in ((SklearnHGBQuantile, "boosting"), (SklearnQRF, "forest")):
-            sec = seconds_per_sim(process, param, lambda s, cls=cls: cls(0.1, seed=s), args.baseline_sims)
-            rows.append({"process": process, "implementation": cls.name, "model": name, "s_per_sim": sec})
+            sec = seconds_per_sim(
+                process, param, lambda s, cls=cls: cls(0.1, seed=s), args.baseline_sims
+            )
+            rows.append(
+                {"process": process, "implementation": cls.name, "model": name, "s_per_sim": sec}
+            )
     df = pd.DataFrame(rows)
     df["authors_low"] = df["model"].map(lambda m: AUTHORS[m][0])
     df["authors_high"] = df["model"].map(lambda m: AUTHORS[m][1])
     df["ratio_to_authors_mid"] = df["s_per_sim"] / ((df["authors_low"] + df["authors_high"]) / 2)
     ours = df[df["implementation"].str.startswith("boostcm")]
     for m in ("boosting", "forest"):
-        base = df[(df["model"] == m) & ~df["implementation"].str.startswith("boostcm")].set_index("process")["s_per_sim"]
+        base = df[(df["model"] == m) & ~df["implementation"].str.startswith("boostcm")].set_index(
+            "process"
+        )["s_per_sim"]
         idx = ours.index[ours["model"] == m]
-        df.loc[idx, "ratio_to_sklearn_same_run"] = df.loc[idx, "s_per_sim"].to_numpy() / base.reindex(df.loc[idx, "process"]).to_numpy()
+        df.loc[idx, "ratio_to_sklearn_same_run"] = (
+            df.loc[idx, "s_per_sim"].to_numpy() / base.reindex(df.loc[idx, "process"]).to_numpy()
+        )
     per_model = ours.groupby("model")["s_per_sim"].mean()
     core_hours = per_model * N_SETTINGS * N_SIMS_FULL / 3600
-    df["full_grid_core_hours"] = df["model"].map(core_hours).where(df["implementation"].str.startswith("boostcm"))
+    df["full_grid_core_hours"] = (
+        df["model"].map(core_hours).where(df["implementation"].str.startswith("boostcm"))
+    )
     pd.set_option("display.width", 200)
     print(df.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    print(f"\nfull grid (3 models x {N_SETTINGS} settings x {N_SIMS_FULL} sims): {core_hours.sum():.0f} core-hours "
-          f"({', '.join(f'{m} {h:.0f}' for m, h in core_hours.items())}); authors' code: ~870 (40 / 225 / 610)")
+    print(
+        f"\nfull grid (3 models x {N_SETTINGS} settings x {N_SIMS_FULL} sims): {core_hours.sum():.0f} core-hours "
+        f"({', '.join(f'{m} {h:.0f}' for m, h in core_hours.items())}); authors' code: ~870 (40 / 225 / 610)"
+    )
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     df.to_csv(args.out, index=False)
 

@@ -29,10 +29,17 @@ import numpy as np
 
 # authors' C++/OpenMP ExactBoost, 1 thread, E = 250, T = 50 (../shared/BENCHMARKS.md)
 AUTHORS_SECONDS = {
-    ("svmguide1", "auc"): 9.7, ("svmguide1", "ks"): 9.9, ("svmguide1", "pak"): 6.9,
-    ("ionosphere", "auc"): 14.9, ("ionosphere", "ks"): 12.8, ("ionosphere", "pak"): 8.5,
-    ("oil-spill", "auc"): 23.4, ("oil-spill", "ks"): 21.7, ("oil-spill", "pak"): 13.3,
-    ("phoneme", "auc"): 49.0, ("a1a", "auc"): 65.0,
+    ("svmguide1", "auc"): 9.7,
+    ("svmguide1", "ks"): 9.9,
+    ("svmguide1", "pak"): 6.9,
+    ("ionosphere", "auc"): 14.9,
+    ("ionosphere", "ks"): 12.8,
+    ("ionosphere", "pak"): 8.5,
+    ("oil-spill", "auc"): 23.4,
+    ("oil-spill", "ks"): 21.7,
+    ("oil-spill", "pak"): 13.3,
+    ("phoneme", "auc"): 49.0,
+    ("a1a", "auc"): 65.0,
 }
 DATASETS = ["svmguide1", "ionosphere", "oil-spill", "phoneme", "a1a", "mammography"]
 
@@ -71,32 +78,57 @@ def throughput(n, seed=0):
 
     for name, ours, base in [
         ("auc", lambda: auc_loss(s, y), lambda: 1 - roc_auc_score(y, s)),
-        ("ks", lambda: ks_loss(s, y),
-         lambda: 1 - ks_2samp(s[y == 0], s[y == 1], alternative="greater").statistic),
+        (
+            "ks",
+            lambda: ks_loss(s, y),
+            lambda: 1 - ks_2samp(s[y == 0], s[y == 1], alternative="greater").statistic,
+        ),
         ("pak", lambda: pak_loss(s, y, n // 10), None),
     ]:
         t_ours, v_ours = timed(ours)
         t_base, v_base = timed(base) if base else (float("nan"), float("nan"))
-        rows.append(dict(kind="loss_throughput", dataset=f"normal_{n}", metric=name,
-                         threads=1, seconds=t_ours, baseline_seconds=t_base,
-                         speedup_vs_baseline=t_base / t_ours, agree=abs(v_ours - v_base) < 1e-9
-                         if base else ""))
+        rows.append(
+            dict(
+                kind="loss_throughput",
+                dataset=f"normal_{n}",
+                metric=name,
+                threads=1,
+                seconds=t_ours,
+                baseline_seconds=t_base,
+                speedup_vs_baseline=t_base / t_ours,
+                agree=abs(v_ours - v_base) < 1e-9 if base else "",
+            )
+        )
         print(rows[-1], flush=True)
     return rows
 
 
 def fit_row(name, metric, threads, n_est, search):
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads), OMP_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", CHILD, name, metric, str(threads), str(n_est), search],
-                         capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, name, metric, str(threads), str(n_est), search],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     r = json.loads(out.stdout.strip().splitlines()[-1])
     e250 = r["wall"] * 250 / n_est
     ref = AUTHORS_SECONDS.get((name, metric))
-    return dict(kind="fit", dataset=name, metric=metric, search=search, threads=threads,
-                n_estimators=n_est,
-                seconds=r["wall"], cpu_seconds=r["cpu"], seconds_E250=e250,
-                peak_mib=r["peak_mib"], authors_seconds_1thread=ref or "",
-                speedup_vs_authors=(ref / e250) if ref else "")
+    return dict(
+        kind="fit",
+        dataset=name,
+        metric=metric,
+        search=search,
+        threads=threads,
+        n_estimators=n_est,
+        seconds=r["wall"],
+        cpu_seconds=r["cpu"],
+        seconds_E250=e250,
+        peak_mib=r["peak_mib"],
+        authors_seconds_1thread=ref or "",
+        speedup_vs_authors=(ref / e250) if ref else "",
+    )
 
 
 def main(argv=None):
@@ -111,9 +143,23 @@ def main(argv=None):
     ap.add_argument("--skip-throughput", action="store_true")
     args = ap.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    fields = ["kind", "dataset", "metric", "search", "threads", "n_estimators", "seconds", "cpu_seconds",
-              "seconds_E250", "peak_mib", "authors_seconds_1thread", "speedup_vs_authors",
-              "baseline_seconds", "speedup_vs_baseline", "agree"]
+    fields = [
+        "kind",
+        "dataset",
+        "metric",
+        "search",
+        "threads",
+        "n_estimators",
+        "seconds",
+        "cpu_seconds",
+        "seconds_E250",
+        "peak_mib",
+        "authors_seconds_1thread",
+        "speedup_vs_authors",
+        "baseline_seconds",
+        "speedup_vs_baseline",
+        "agree",
+    ]
     new = not args.out.exists()
     with open(args.out, "a", newline="") as fh:
         w = csv.DictWriter(fh, fields)

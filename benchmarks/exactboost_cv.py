@@ -24,15 +24,30 @@ from boostcm.datasets import load_dataset
 from boostcm.exactboost import ExactBoostClassifier
 from boostcm.metrics import auc_loss, ks_loss, pak_loss
 
-FIELDS = ["dataset", "metric", "fold", "n_estimators", "n_rounds", "search", "precision_bits",
-          "init", "cv_seed", "k_train", "test_loss",
-          "train_margin_loss", "k_eval", "fit_seconds"]
+FIELDS = [
+    "dataset",
+    "metric",
+    "fold",
+    "n_estimators",
+    "n_rounds",
+    "search",
+    "precision_bits",
+    "init",
+    "cv_seed",
+    "k_train",
+    "test_loss",
+    "train_margin_loss",
+    "k_eval",
+    "fit_seconds",
+]
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/exactboost_cv.csv"))
-    ap.add_argument("--datasets", nargs="+", default=["svmguide1", "ionosphere", "sonar", "oil-spill"])
+    ap.add_argument(
+        "--datasets", nargs="+", default=["svmguide1", "ionosphere", "sonar", "oil-spill"]
+    )
     ap.add_argument("--metrics", nargs="+", default=["auc", "ks", "pak"])
     ap.add_argument("--n-estimators", type=int, default=250)
     ap.add_argument("--n-rounds", type=int, default=50)
@@ -41,8 +56,12 @@ def main(argv=None):
     ap.add_argument("--init", default="random", choices=["zeros", "random"])
     ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--cv-seed", type=int, default=0, help="KFold shuffle seed (protocol: 0)")
-    ap.add_argument("--k-train", type=float, default=None,
-                    help="P@k training k as a fraction of the subsample (default: the classifier's)")
+    ap.add_argument(
+        "--k-train",
+        type=float,
+        default=None,
+        help="P@k training k as a fraction of the subsample (default: the classifier's)",
+    )
     args = ap.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     new = not args.out.exists()
@@ -56,11 +75,17 @@ def main(argv=None):
             for metric in args.metrics:
                 folds = KFold(n_splits=5, shuffle=True, random_state=args.cv_seed).split(X)
                 for fold, (tr, te) in enumerate(folds):
-                    model = ExactBoostClassifier(metric=metric, n_estimators=args.n_estimators,
-                                                 n_rounds=args.n_rounds, search=args.search,
-                                                 precision_bits=args.precision_bits,
-                                                 init=args.init, k=args.k_train,
-                                                 random_state=fold, n_jobs=args.n_jobs)
+                    model = ExactBoostClassifier(
+                        metric=metric,
+                        n_estimators=args.n_estimators,
+                        n_rounds=args.n_rounds,
+                        search=args.search,
+                        precision_bits=args.precision_bits,
+                        init=args.init,
+                        k=args.k_train,
+                        random_state=fold,
+                        n_jobs=args.n_jobs,
+                    )
                     t0 = time.perf_counter()
                     model.fit(X[tr], y[tr])
                     dt = time.perf_counter() - t0
@@ -72,14 +97,24 @@ def main(argv=None):
                         loss = ks_loss(s, y[te])
                     else:
                         loss = pak_loss(s, y[te], k_eval)
-                    w.writerow(dict(dataset=name, metric=metric, fold=fold,
-                                    n_estimators=args.n_estimators, n_rounds=args.n_rounds,
-                                    search=args.search,
-                                    precision_bits=args.precision_bits, init=args.init,
-                                    cv_seed=args.cv_seed, k_train=args.k_train or "",
-                                    test_loss=loss,
-                                    train_margin_loss=float(model.train_margin_loss_[:, -1].mean()),
-                                    k_eval=k_eval if metric == "pak" else "", fit_seconds=dt))
+                    w.writerow(
+                        dict(
+                            dataset=name,
+                            metric=metric,
+                            fold=fold,
+                            n_estimators=args.n_estimators,
+                            n_rounds=args.n_rounds,
+                            search=args.search,
+                            precision_bits=args.precision_bits,
+                            init=args.init,
+                            cv_seed=args.cv_seed,
+                            k_train=args.k_train or "",
+                            test_loss=loss,
+                            train_margin_loss=float(model.train_margin_loss_[:, -1].mean()),
+                            k_eval=k_eval if metric == "pak" else "",
+                            fit_seconds=dt,
+                        )
+                    )
                     fh.flush()
                     print(name, metric, fold, round(loss, 4), f"{dt:.1f}s", flush=True)
 

@@ -87,7 +87,7 @@ def brute_force_seconds(codes: np.ndarray) -> float:
     n = codes.shape[0]
     hits = 0
     for i in range(n - 1):
-        hits += int(np.any(codes[i + 1:] == codes[i], axis=1).sum())
+        hits += int(np.any(codes[i + 1 :] == codes[i], axis=1).sum())
     return time.perf_counter() - t
 
 
@@ -98,17 +98,23 @@ def run_rldata() -> pd.DataFrame:
     records = load_records("RLdata10000")
     warm_up()
     rows = []
-    times, summary, X, ev_idx, entity, family, strings = _pipeline(records, 2, 20, 110, 100,
-                                                                  5000, 0)
+    times, summary, X, ev_idx, entity, family, strings = _pipeline(
+        records, 2, 20, 110, 100, 5000, 0
+    )
     rows.append({"method": "ours (k=20, L=110, shingle 2)", **times, **summary})
     codes = family.codes(X[ev_idx])
-    rows.append({"method": "brute force over all pairs of the same codes",
-                 "total_s": brute_force_seconds(codes)})
+    rows.append(
+        {
+            "method": "brute force over all pairs of the same codes",
+            "total_s": brute_force_seconds(codes),
+        }
+    )
     t = time.perf_counter()
     lab = tlsh_blocks(X[ev_idx], 22, 1000)
     m = evaluate_blocking(lab, entity[ev_idx])
     rows.append({"method": "TLSH (shingle 2, b=22)", "total_s": time.perf_counter() - t, **m})
     from boostcm.hashing import minhash_signatures
+
     X5 = minhash_signatures(strings, 5, 100, np.random.default_rng(1))
     t = time.perf_counter()
     lab = tlsh_blocks(X5[ev_idx], 22, 1000)
@@ -149,16 +155,29 @@ def run_one(n: int, k: int, L: int) -> dict:
     gen = time.perf_counter() - t
     rss_before = _peak_rss_mb()
     times, summary, *_ = _pipeline(records, 2, k, L, 100, 5000, 0, block_all=True)
-    return {"n": n, "k": k, "L": L, "compile_s": compile_s, "generate_s": gen, **times, **summary,
-            "peak_rss_mb": _peak_rss_mb(), "rss_after_generate_mb": rss_before,
-            "threads": os.environ.get("NUMBA_NUM_THREADS", "default")}
+    return {
+        "n": n,
+        "k": k,
+        "L": L,
+        "compile_s": compile_s,
+        "generate_s": gen,
+        **times,
+        **summary,
+        "peak_rss_mb": _peak_rss_mb(),
+        "rss_after_generate_mb": rss_before,
+        "threads": os.environ.get("NUMBA_NUM_THREADS", "default"),
+    }
 
 
 def run_scale(sizes=SIZES, L: int = 50) -> pd.DataFrame:
     rows = []
     for n in sizes:
-        out = subprocess.run([sys.executable, __file__, "one", str(n), str(k_for_size(n)), str(L)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "one", str(n), str(k_for_size(n)), str(L)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         row = json.loads(out.stdout.strip().splitlines()[-1])
         print(row, flush=True)
         rows.append(row)

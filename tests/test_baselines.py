@@ -7,8 +7,21 @@ from sklearn.metrics import roc_auc_score
 
 from boostcm.baselines import EXACT_BASELINES, REGISTRY, SURROGATES, TARGET_METRIC, make_estimator
 
-TABLE_NAMES = ["AdaBoost", "kNN", "Logistic", "Neural Net", "Rand. For.", "XGBoost", "RankBoost",
-               "DMKS", "TopPush", "SVMPerf", "Plugin Logistic", "Quantile surrogate", "AATP"]
+TABLE_NAMES = [
+    "AdaBoost",
+    "kNN",
+    "Logistic",
+    "Neural Net",
+    "Rand. For.",
+    "XGBoost",
+    "RankBoost",
+    "DMKS",
+    "TopPush",
+    "SVMPerf",
+    "Plugin Logistic",
+    "Quantile surrogate",
+    "AATP",
+]
 
 
 def _data(n=80, p=4, seed=0):

@@ -39,20 +39,22 @@ def _ks(scores, y):
 
 
 def _slsqp(fun, x0, cons, jac=None):
-    res = minimize(fun, x0, jac=jac, constraints=cons, method="SLSQP",
-                   options={"ftol": 1e-13, "maxiter": 2000})
+    res = minimize(
+        fun, x0, jac=jac, constraints=cons, method="SLSQP", options={"ftol": 1e-13, "maxiter": 2000}
+    )
     assert res.success, res.message
     return res.x, res.fun
 
 
 # ---------------------------------------------------------------- RankBoost
 
+
 def test_rankboost_exponential_bound_and_ranking_loss():
     X, y = _data(n=80, seed=1)
     m = RankBoost(n_rounds=40).fit(X, y)
     assert m.n_rounds_ == 40
     bound = np.cumprod(m.Z_)
-    assert np.all(m.Z_ <= 1.0 + 1e-12)          # each round can only tighten the bound
+    assert np.all(m.Z_ <= 1.0 + 1e-12)  # each round can only tighten the bound
     assert np.all(np.diff(bound) <= 1e-15)
     pos, neg = y == 1, y == 0
     for t, H in enumerate(m.staged_scores(X)):
@@ -77,14 +79,14 @@ def test_rankboost_weak_ranker_is_best_threshold_by_brute_force():
         h = (X[:, f] > thr).astype(float)
         return np.sum(D * (h[pos][None, :] - h[neg][:, None]))
 
-    best = max(abs(r_of(f, thr)) for f in range(X.shape[1])
-               for thr in np.unique(X[:, f]))
+    best = max(abs(r_of(f, thr)) for f in range(X.shape[1]) for thr in np.unique(X[:, f]))
     np.testing.assert_allclose(abs(r_of(m.features_[0], m.thresholds_[0])), best, rtol=1e-12)
     r = r_of(m.features_[0], m.thresholds_[0])
     np.testing.assert_allclose(m.alphas_[0], 0.5 * np.log((1 + r) / (1 - r)), rtol=1e-10)
 
 
 # ---------------------------------------------------------------- DMKS
+
 
 def test_dmks_starts_from_normalised_logistic_and_never_loses_ks():
     X, y = _data(n=150, p=5, seed=3, noise=2.0)
@@ -124,13 +126,16 @@ def test_dmks_marginal_step_is_exact(seed):
 
 # ---------------------------------------------------------------- TopPush
 
+
 def test_toppush_projection_matches_generic_solver():
     rng = np.random.default_rng(4)
     a, b = rng.normal(size=6), rng.normal(size=5)
     al, be, _ = project_balanced_simplex(a, b, 0.0)
     z0 = np.concatenate([a, b])
-    cons = [{"type": "eq", "fun": lambda z: z[:6].sum() - z[6:].sum()},
-            {"type": "ineq", "fun": lambda z: z}]
+    cons = [
+        {"type": "eq", "fun": lambda z: z[:6].sum() - z[6:].sum()},
+        {"type": "ineq", "fun": lambda z: z},
+    ]
     z, _ = _slsqp(lambda z: 0.5 * np.sum((z - z0) ** 2), np.abs(z0), cons, jac=lambda z: z - z0)
     np.testing.assert_allclose(np.concatenate([al, be]), z, atol=1e-6)
     assert abs(al.sum() - be.sum()) < 1e-12 and al.min() >= 0 and be.min() >= 0
@@ -145,21 +150,26 @@ def test_toppush_matches_direct_primal_solve(lam):
 
     # variables z = (w, t, u): min lam/2 |w|^2 + mean u^2, u >= 1 + t - w.x+, u >= 0, t >= w.x-
     def fun(z):
-        w, u = z[:d], z[d + 1:]
-        return 0.5 * lam * w @ w + np.mean(u ** 2)
+        w, u = z[:d], z[d + 1 :]
+        return 0.5 * lam * w @ w + np.mean(u**2)
 
-    cons = [{"type": "ineq", "fun": lambda z: z[d + 1:] - (1 + z[d] - Xp @ z[:d])},
-            {"type": "ineq", "fun": lambda z: z[d + 1:]},
-            {"type": "ineq", "fun": lambda z: z[d] - Xn @ z[:d]}]
+    cons = [
+        {"type": "ineq", "fun": lambda z: z[d + 1 :] - (1 + z[d] - Xp @ z[:d])},
+        {"type": "ineq", "fun": lambda z: z[d + 1 :]},
+        {"type": "ineq", "fun": lambda z: z[d] - Xn @ z[:d]},
+    ]
     z0 = np.concatenate([np.zeros(d), [0.0], np.ones(mp)])
     z, fopt = _slsqp(fun, z0, cons)
     np.testing.assert_allclose(m.primal_objective(X, y), fopt, rtol=2e-5)
     np.testing.assert_allclose(m.coef_, z[:d], rtol=1e-3, atol=1e-4)
     # strong duality: m * primal = -dual at the optimum
-    np.testing.assert_allclose(mp * m.primal_objective(X, y), -m.dual_objective_, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(
+        mp * m.primal_objective(X, y), -m.dual_objective_, rtol=1e-5, atol=1e-7
+    )
 
 
 # ---------------------------------------------------------------- SVMPerf
+
 
 def test_svmperf_most_violated_constraints_by_enumeration():
     rng = np.random.default_rng(6)
@@ -186,10 +196,13 @@ def test_svmperf_most_violated_constraints_by_enumeration():
 def _direct_structural_svm(G, deltas, C):
     """min 1/2 |w|^2 + C xi s.t. xi >= delta_c - w.g_c, xi >= 0, by SLSQP on (w, xi)."""
     d = G.shape[1]
-    cons = [{"type": "ineq", "fun": lambda z: z[d] - (deltas - G @ z[:d])},
-            {"type": "ineq", "fun": lambda z: z[d:]}]
-    z, fopt = _slsqp(lambda z: 0.5 * z[:d] @ z[:d] + C * z[d], np.concatenate([np.zeros(d), [1.0]]),
-                     cons)
+    cons = [
+        {"type": "ineq", "fun": lambda z: z[d] - (deltas - G @ z[:d])},
+        {"type": "ineq", "fun": lambda z: z[d:]},
+    ]
+    z, fopt = _slsqp(
+        lambda z: 0.5 * z[:d] @ z[:d] + C * z[d], np.concatenate([np.zeros(d), [1.0]]), cons
+    )
     return z[:d], fopt
 
 
@@ -218,15 +231,21 @@ def test_svmperf_roc_matches_pairwise_hinge_solve():
     # max over pair labellings = mean pairwise hinge, so the problem is a RankSVM
     Dx = (X[y == 1][:, None, :] - X[y == 0][None, :, :]).reshape(-1, 2)
     P = Dx.shape[0]
-    cons = [{"type": "ineq", "fun": lambda z: z[2:] - (1.0 - Dx @ z[:2])},
-            {"type": "ineq", "fun": lambda z: z[2:]}]
-    z, fopt = _slsqp(lambda z: 0.5 * z[:2] @ z[:2] + C * np.mean(z[2:]),
-                     np.concatenate([np.zeros(2), np.ones(P)]), cons)
+    cons = [
+        {"type": "ineq", "fun": lambda z: z[2:] - (1.0 - Dx @ z[:2])},
+        {"type": "ineq", "fun": lambda z: z[2:]},
+    ]
+    z, fopt = _slsqp(
+        lambda z: 0.5 * z[:2] @ z[:2] + C * np.mean(z[2:]),
+        np.concatenate([np.zeros(2), np.ones(P)]),
+        cons,
+    )
     np.testing.assert_allclose(m.primal_objective(X, y), fopt, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(m.coef_, z[:2], atol=1e-3)
 
 
 # ---------------------------------------------------------------- quantile surrogate
+
 
 @pytest.mark.parametrize("estimator", ["kernel", "lower"])
 @pytest.mark.parametrize("loss", ["negatives", "positives"])
@@ -235,9 +254,16 @@ def test_quantile_gradient_matches_finite_differences(estimator, loss):
     w = np.random.default_rng(10).normal(size=4)
     f, g = quantile_loss_and_grad(w, X, y, 0.2, loss, estimator, h=0.05, weight_decay=0.01)
     eps = 1e-6
-    num = np.array([(quantile_loss_and_grad(w + eps * e, X, y, 0.2, loss, estimator, 0.05, 0.01)[0]
-                     - quantile_loss_and_grad(w - eps * e, X, y, 0.2, loss, estimator, 0.05, 0.01)[0])
-                    / (2 * eps) for e in np.eye(4)])
+    num = np.array(
+        [
+            (
+                quantile_loss_and_grad(w + eps * e, X, y, 0.2, loss, estimator, 0.05, 0.01)[0]
+                - quantile_loss_and_grad(w - eps * e, X, y, 0.2, loss, estimator, 0.05, 0.01)[0]
+            )
+            / (2 * eps)
+            for e in np.eye(4)
+        ]
+    )
     np.testing.assert_allclose(g, num, rtol=1e-5, atol=1e-8)
 
 
@@ -257,8 +283,10 @@ def test_kernel_quantile_ties_use_the_largest_rank():
     w = quantile_weights(s, 0.5, "kernel", h=0.1)
     # sorted: 1, 2, 2, 3, 5 -> i* = 1, 3, 3, 4, 5
     phi = lambda x: np.exp(-0.5 * (x / 0.1) ** 2) / (0.1 * np.sqrt(2 * np.pi)) / 5
-    np.testing.assert_allclose(w, [phi(4 / 5 - 0.5), phi(1 / 5 - 0.5), phi(3 / 5 - 0.5),
-                                   phi(3 / 5 - 0.5), phi(5 / 5 - 0.5)])
+    np.testing.assert_allclose(
+        w,
+        [phi(4 / 5 - 0.5), phi(1 / 5 - 0.5), phi(3 / 5 - 0.5), phi(3 / 5 - 0.5), phi(5 / 5 - 0.5)],
+    )
 
 
 def test_quantile_surrogate_keeps_the_best_initialisation():
@@ -273,14 +301,17 @@ def test_quantile_surrogate_keeps_the_best_initialisation():
 
 # ---------------------------------------------------------------- plug-in logistic
 
+
 @pytest.mark.parametrize("metric", ["auc", "ks", "precision"])
 def test_plugin_threshold_is_optimal_on_its_fold(metric):
     X, y = _data(n=200, p=3, seed=13, noise=1.5)
     m = PluginLogistic(metric=metric, refit=False, random_state=0).fit(X, y)
     eta, yt = m.threshold_fold_
-    fn = {"auc": lambda yy, p: 0.5 * (p[yy == 1].mean() + 1 - p[yy == 0].mean()),
-          "ks": lambda yy, p: max(0.0, p[yy == 1].mean() - p[yy == 0].mean()),
-          "precision": lambda yy, p: (p * yy).sum() / p.sum() if p.sum() else 0.0}[metric]
+    fn = {
+        "auc": lambda yy, p: 0.5 * (p[yy == 1].mean() + 1 - p[yy == 0].mean()),
+        "ks": lambda yy, p: max(0.0, p[yy == 1].mean() - p[yy == 0].mean()),
+        "precision": lambda yy, p: (p * yy).sum() / p.sum() if p.sum() else 0.0,
+    }[metric]
     grid = np.concatenate([np.linspace(0, 1, 4001), eta])
     brute = max(fn(yt, (eta >= d).astype(int)) for d in grid)
     np.testing.assert_allclose(m.threshold_metric_, brute, atol=1e-12)
@@ -294,6 +325,7 @@ def test_plugin_threshold_is_optimal_on_its_fold(metric):
 
 
 # ---------------------------------------------------------------- Accuracy at the Top
+
 
 def test_aatp_operating_point_is_its_quantile_point():
     X, y = _data(n=50, p=3, seed=14)

@@ -19,9 +19,24 @@ from boostcm.report import (
 
 # rows x columns of every published table in TARGETS.md (header excluded)
 PAPER_SHAPES = {
-    "EB-T1": (10, 4), "EB-T2": (10, 4), "EB-T3": (10, 9), "EB-T4": (30, 9), "EB-T5": (31, 4), "EB-TE": (10, 7),
-    "EB-T6": (31, 9), "EB-T7": (31, 9), "EB-T8": (31, 9), "EB-T9": (31, 9), "EB-T10": (31, 9), "EB-T11": (31, 9),
-    "HASH-T3.3": (3, 3), "HASH-T3.4": (3, 3), "HASH-T3.5": (3, 3), "CP-T4.1": (9, 6), "QS-T1": (5, 5), "QS-T2": (6, 5),
+    "EB-T1": (10, 4),
+    "EB-T2": (10, 4),
+    "EB-T3": (10, 9),
+    "EB-T4": (30, 9),
+    "EB-T5": (31, 4),
+    "EB-TE": (10, 7),
+    "EB-T6": (31, 9),
+    "EB-T7": (31, 9),
+    "EB-T8": (31, 9),
+    "EB-T9": (31, 9),
+    "EB-T10": (31, 9),
+    "EB-T11": (31, 9),
+    "HASH-T3.3": (3, 3),
+    "HASH-T3.4": (3, 3),
+    "HASH-T3.5": (3, 3),
+    "CP-T4.1": (9, 6),
+    "QS-T1": (5, 5),
+    "QS-T2": (6, 5),
 }
 
 
@@ -69,10 +84,18 @@ def test_split_pm():
 
 
 def test_report_lists_every_target_with_status(repo, tmp_path):
-    write_verdict(tmp_path / "v" / "EB-T1.json", "EB-T1", "agrees", "6 of 10 match", files=[tmp_path / "t.csv"])
+    write_verdict(
+        tmp_path / "v" / "EB-T1.json",
+        "EB-T1",
+        "agrees",
+        "6 of 10 match",
+        files=[tmp_path / "t.csv"],
+    )
     with pytest.raises(ValueError, match="status"):
         write_verdict(tmp_path / "v" / "X.json", "X", "great", "")
-    table = build_report(repo / "config/targets.yaml", tmp_path / "v", tmp_path / "report" / "index.html")
+    table = build_report(
+        repo / "config/targets.yaml", tmp_path / "v", tmp_path / "report" / "index.html"
+    )
     html = (tmp_path / "report" / "index.html").read_text()
     assert len(table) == 36 and set(table["status"]) <= set(STATUSES)
     assert table.set_index("id").at["EB-T1", "status"] == "agrees"

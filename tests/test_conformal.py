@@ -36,6 +36,7 @@ FALSE_ALARM = 1e-3  # per statistical assertion
 
 # ---------------------------------------------------------------- quantile (4.1)
 
+
 def direct_quantile(scores, phi, correction=False):
     """inf{t : (1/m) #{s_i <= t} >= phi} by trying every candidate t (m = n or n + 1)."""
     s = np.sort(np.asarray(scores, dtype=float))
@@ -53,16 +54,22 @@ def test_empirical_quantile_matches_direct_definition(correction):
     rng = np.random.default_rng(1)
     for _ in range(400):
         n = int(rng.integers(1, 25))
-        scores = rng.integers(0, 6, size=n).astype(float) if rng.random() < 0.5 else rng.standard_normal(n)
+        scores = (
+            rng.integers(0, 6, size=n).astype(float)
+            if rng.random() < 0.5
+            else rng.standard_normal(n)
+        )
         k = int(rng.integers(0, n + 1))
         phi = [k / n, k / (n + 1), rng.random() * 0.999, 0.9, 0.0][int(rng.integers(0, 5))]
         phi = min(phi, 0.999999)
-        assert empirical_quantile(scores, phi, correction) == direct_quantile(scores, phi, correction)
+        assert empirical_quantile(scores, phi, correction) == direct_quantile(
+            scores, phi, correction
+        )
 
 
 def test_quantile_rank_paper_sizes():
-    assert quantile_rank(500, 0.9) == 450          # 450/500 = 0.9 exactly in floating point
-    assert quantile_rank(500, 0.9, True) == 451    # ceil(0.9 * 501)
+    assert quantile_rank(500, 0.9) == 450  # 450/500 = 0.9 exactly in floating point
+    assert quantile_rank(500, 0.9, True) == 451  # ceil(0.9 * 501)
     assert quantile_rank(15000, 0.9) == 13500
 
 
@@ -76,6 +83,7 @@ def test_cqr_threshold_gives_interval_containing_exactly_the_covered_points():
 
 
 # ---------------------------------------------------------------- coverage on iid data
+
 
 def _iid_data(rng, n, d=3):
     X = rng.standard_normal((n, d))
@@ -109,12 +117,17 @@ def test_forest_and_network_iid_coverage_within_binomial_band():
     """Same exact-coverage property for the other two models (fewer simulations; false alarm 1e-3 each)."""
     n_train, n_cal, alpha = 60, 24, 0.1
     p = quantile_rank(n_cal, 1 - alpha) / (n_cal + 1)
-    for name, n_sims, params in (("forest", 600, {"n_estimators": 10}), ("network", 300, {"epochs": 3})):
+    for name, n_sims, params in (
+        ("forest", 600, {"n_estimators": 10}),
+        ("network", 300, {"epochs": 3}),
+    ):
         rng = np.random.default_rng(7)
         hits = 0
         for s in range(n_sims):
             X, y = _iid_data(rng, n_train + n_cal + 1)
-            res = split_cqr(make_quantile_model(name, alpha, seed=s, **params), X, y, n_train, n_cal, alpha)
+            res = split_cqr(
+                make_quantile_model(name, alpha, seed=s, **params), X, y, n_train, n_cal, alpha
+            )
             hits += int(res.covered[0])
         lo, hi = stats.binom.interval(1 - FALSE_ALARM, n_sims, p)
         assert lo <= hits <= hi, (name, hits / n_sims, p)
@@ -129,7 +142,9 @@ def test_conditional_probability_estimate_agrees_with_indicators_and_is_reproduc
     z = d.mean() / (d.std(ddof=1) / np.sqrt(len(d)))
     assert abs(z) < stats.norm.ppf(1 - FALSE_ALARM / 2)
     again = simulate_coverage("ar1", 0.7, "boosting", range(290, 300), **kw)
-    assert np.array_equal(again.to_numpy(), df.iloc[290:].to_numpy())  # chunking-independent streams
+    assert np.array_equal(
+        again.to_numpy(), df.iloc[290:].to_numpy()
+    )  # chunking-independent streams
     hmm = simulate_coverage("hmm", 0.2, "boosting", range(40), **kw)
     assert ((hmm["conditional_probability"] >= 0) & (hmm["conditional_probability"] <= 1)).all()
     table = aggregate_coverage(df)
@@ -142,7 +157,9 @@ def test_chunks_cover_every_simulation_once():
     for n, size in ((0, 5), (10, 5), (11, 5), (3, 10)):
         sims = [s for first, count in chunk_ranges(n, size) for s in range(first, first + count)]
         assert sims == list(range(n))
-    assert n_sims_for({"boosting": 7}, "boosting") == 7 and n_sims_for({"boosting": 7}, "forest") == 0
+    assert (
+        n_sims_for({"boosting": 7}, "boosting") == 7 and n_sims_for({"boosting": 7}, "forest") == 0
+    )
     assert n_sims_for(12, "network") == 12
     with pytest.raises(ValueError, match="chunk_size"):
         chunk_ranges(10, 0)
@@ -161,11 +178,16 @@ def test_wilson_interval_matches_statsmodels():
 
 # ---------------------------------------------------------------- variants
 
+
 def test_rank_one_out_matches_brute_force():
     rng = np.random.default_rng(4)
     for _ in range(200):
         n = int(rng.integers(2, 30))
-        s = rng.integers(0, 5, size=n).astype(float) if rng.random() < 0.5 else rng.standard_normal(n)
+        s = (
+            rng.integers(0, 5, size=n).astype(float)
+            if rng.random() < 0.5
+            else rng.standard_normal(n)
+        )
         alpha = float(rng.uniform(0.01, 0.99))
         brute = [empirical_quantile(np.delete(s, i), 1 - alpha) for i in range(n)]
         assert np.array_equal(rank_one_out_thresholds(s, alpha), brute)
@@ -218,6 +240,7 @@ def test_sliding_window_equals_split_cqr_on_each_window():
 
 # ---------------------------------------------------------------- models
 
+
 def test_models_are_seeded_monotone_and_reduce_pinball_loss():
     rng = np.random.default_rng(8)
     X, y = _iid_data(rng, 1500)
@@ -228,10 +251,12 @@ def test_models_are_seeded_monotone_and_reduce_pinball_loss():
         lo2, hi2 = b.fit(X[:1000], y[:1000]).predict_interval(X[1000:])
         assert np.array_equal(lo, lo2) and np.array_equal(hi, hi2)
         assert np.all(lo <= hi)
+
         # held-out pinball loss beats the unconditional training quantiles (y depends on X)
         def pinball(q, tau):
             u = y[1000:] - q
             return np.mean(np.maximum(tau * u, (tau - 1) * u))
+
         for tau, pred in ((0.1, lo), (0.9, hi)):
             const = np.quantile(y[:1000], tau)
             assert pinball(pred, tau) < pinball(np.full(500, const), tau), (name, tau)
@@ -244,11 +269,26 @@ def test_boosting_is_close_to_sklearn_quantile_gradient_boosting():
 
     rng = np.random.default_rng(9)
     X, y = _iid_data(rng, 3000)
-    ours = make_quantile_model("boosting", 0.1, seed=0).fit(X[:1000], y[:1000]).predict_quantiles(X[1000:])
+    ours = (
+        make_quantile_model("boosting", 0.1, seed=0)
+        .fit(X[:1000], y[:1000])
+        .predict_quantiles(X[1000:])
+    )
     for j, tau in enumerate((0.05, 0.95)):
-        sk = HistGradientBoostingRegressor(loss="quantile", quantile=tau, max_iter=100, learning_rate=0.1,
-                                           max_depth=5, min_samples_leaf=20, early_stopping=False,
-                                           random_state=0).fit(X[:1000], y[:1000]).predict(X[1000:])
+        sk = (
+            HistGradientBoostingRegressor(
+                loss="quantile",
+                quantile=tau,
+                max_iter=100,
+                learning_rate=0.1,
+                max_depth=5,
+                min_samples_leaf=20,
+                early_stopping=False,
+                random_state=0,
+            )
+            .fit(X[:1000], y[:1000])
+            .predict(X[1000:])
+        )
         u_ours, u_sk = y[1000:] - ours[:, j], y[1000:] - sk
         l_ours = np.mean(np.maximum(tau * u_ours, (tau - 1) * u_ours))
         l_sk = np.mean(np.maximum(tau * u_sk, (tau - 1) * u_sk))
@@ -271,8 +311,12 @@ def test_forest_quantiles_match_brute_force_meinshausen_weights():
         w = np.zeros(200)
         for t in range(7):
             leaf_q = _trees.find_leaf(Xb_q[i], feat[t], thr[t], left[t], right[t])
-            same = np.array([_trees.find_leaf(Xb_tr[j], feat[t], thr[t], left[t], right[t]) == leaf_q
-                             for j in range(200)])
+            same = np.array(
+                [
+                    _trees.find_leaf(Xb_tr[j], feat[t], thr[t], left[t], right[t]) == leaf_q
+                    for j in range(200)
+                ]
+            )
             w += same / same.sum()
         w /= 7
         order = np.argsort(y[:200])
@@ -282,6 +326,7 @@ def test_forest_quantiles_match_brute_force_meinshausen_weights():
 
 
 # ---------------------------------------------------------------- processes
+
 
 def test_ar1_stationary_start_moments_and_autocorrelation():
     """Across 4000 independent series of length 6 (lambda = 0.9): Var W_0 = Var W_5 = 1/(1 - lambda^2)
@@ -321,6 +366,7 @@ def test_lagged_design_layout():
 
 
 # ---------------------------------------------------------------- errors
+
 
 def test_clear_errors_on_bad_input():
     rng = np.random.default_rng(14)
@@ -370,8 +416,27 @@ def test_cli_simulate_and_aggregate(tmp_path):
     from boostcm.conformal.cli import main
 
     out = tmp_path / "chunk.parquet"
-    args = ["simulate", "--process", "hmm", "--param", "0.3", "--model", "boosting", "--first", "4", "--count", "3",
-            "--seed", "0", "--n-train", "80", "--n-cal", "20", "--out", str(out)]
+    args = [
+        "simulate",
+        "--process",
+        "hmm",
+        "--param",
+        "0.3",
+        "--model",
+        "boosting",
+        "--first",
+        "4",
+        "--count",
+        "3",
+        "--seed",
+        "0",
+        "--n-train",
+        "80",
+        "--n-cal",
+        "20",
+        "--out",
+        str(out),
+    ]
     assert main(args) == 0
     df = pd.read_parquet(out)
     assert df["sim"].tolist() == [4, 5, 6] and read_parquet_metadata(out)["n_train"] == 80

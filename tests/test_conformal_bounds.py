@@ -181,7 +181,9 @@ def _brute_cond(n, delta, beta, gamma, d, calibration, proven, n_cal=None):
         else:
             extra = 2 * k
         kappa = 4 * n * math.sqrt(math.log(g * (m + 1) ** d) / m) + extra
-        v = (kappa / n + math.sqrt(2 / m * math.log(c / (delta - c * (m - 1) * beta[a] - pen)))) / gamma
+        v = (
+            kappa / n + math.sqrt(2 / m * math.log(c / (delta - c * (m - 1) * beta[a] - pen)))
+        ) / gamma
         if v < best[0]:
             best = (v, (a, m, k + 1 if calibration else k))
     return best
@@ -256,7 +258,10 @@ def test_iid_formulas_when_beta_is_zero():
             )
         # section 4.1.2 as printed
         c = eps_cal_conditional(n, 0.05, beta, 0.5, 2, convention="thesis")
-        printed = (4 * math.sqrt(math.log(2 * (n + 1) ** 2) / n) + 2 * math.sqrt(math.log(4 / 0.05) / (2 * n))) / 0.5
+        printed = (
+            4 * math.sqrt(math.log(2 * (n + 1) ** 2) / n)
+            + 2 * math.sqrt(math.log(4 / 0.05) / (2 * n))
+        ) / 0.5
         assert c.value == pytest.approx(printed, rel=1e-13)
         assert c.value == pytest.approx(iid_eps_conditional(n, 0.05, 0.5, 2, "thesis"), rel=1e-14)
 
@@ -297,11 +302,46 @@ def test_empty_test_set_and_infeasible_delta():
 # Reference values of BENCHMARKS.md (authors' code; two-state chain p = q, alpha 0.1, delta 0.01;
 # bound = 1 - alpha - eps_cal - delta - beta(n_cal + 1); cell = bound [a, m, r]).
 REFERENCE = {
-    500: ["0.816331 1 250 1", "0.734885 5 49 11", "0.696328 8 31 5", "0.655067 8 31 5", "0.588788 13 19 7", "0.045085 39 6 33"],
-    1000: ["0.839563 1 500 1", "0.795866 6 83 5", "0.769168 7 71 7", "0.735740 9 55 11", "0.701411 11 45 11", "0.368068 44 11 33"],
-    5000: ["0.868431 1 2500 1", "0.854145 7 357 3", "0.843257 8 312 9", "0.832355 11 227 7", "0.819219 13 192 9", "0.705099 46 54 33"],
-    15000: ["0.877742 1 7500 1", "0.870573 7 1071 7", "0.864912 9 833 7", "0.857901 11 681 19", "0.851471 17 441 7", "0.794135 55 136 41"],
-    50000: ["0.883352 1 25000 1", "0.879878 7 3571 7", "0.876611 12 2083 9", "0.873559 12 2083 9", "0.870002 16 1562 17", "0.841239 62 403 29"],
+    500: [
+        "0.816331 1 250 1",
+        "0.734885 5 49 11",
+        "0.696328 8 31 5",
+        "0.655067 8 31 5",
+        "0.588788 13 19 7",
+        "0.045085 39 6 33",
+    ],
+    1000: [
+        "0.839563 1 500 1",
+        "0.795866 6 83 5",
+        "0.769168 7 71 7",
+        "0.735740 9 55 11",
+        "0.701411 11 45 11",
+        "0.368068 44 11 33",
+    ],
+    5000: [
+        "0.868431 1 2500 1",
+        "0.854145 7 357 3",
+        "0.843257 8 312 9",
+        "0.832355 11 227 7",
+        "0.819219 13 192 9",
+        "0.705099 46 54 33",
+    ],
+    15000: [
+        "0.877742 1 7500 1",
+        "0.870573 7 1071 7",
+        "0.864912 9 833 7",
+        "0.857901 11 681 19",
+        "0.851471 17 441 7",
+        "0.794135 55 136 41",
+    ],
+    50000: [
+        "0.883352 1 25000 1",
+        "0.879878 7 3571 7",
+        "0.876611 12 2083 9",
+        "0.873559 12 2083 9",
+        "0.870002 16 1562 17",
+        "0.841239 62 403 29",
+    ],
 }
 REFERENCE_P = [0.50, 0.45, 0.40, 0.35, 0.30, 0.10]
 
@@ -365,7 +405,9 @@ def test_best_marginal_correction_is_the_grid_minimum():
         beta = two_state_beta(p, p, 1002)
         for conv in ("proven", "authors"):
             corr, d = best_marginal_correction(0.1, 1000, beta, deltas, convention=conv)
-            direct = [0.9 - marginal_coverage_bound(0.1, 1000, x, beta, convention=conv) for x in deltas]
+            direct = [
+                0.9 - marginal_coverage_bound(0.1, 1000, x, beta, convention=conv) for x in deltas
+            ]
             assert corr == pytest.approx(min(direct), rel=1e-12)
             assert d == deltas[int(np.argmin(direct))]
 
@@ -390,20 +432,49 @@ def test_experiment_functions_are_deterministic_and_consistent(tmp_path):
     with pytest.raises(ValueError, match="one_minus_p"):
         hmm_coverage_run(0.3, 0, **kw)
 
-    wb = worst_case_bounds([0.5, 0.7, 0.9], alpha=0.1, n_cal=3000, n_test=3000, delta_cal=0.005,
-                           delta_test=0.005, n_lags=11)
+    wb = worst_case_bounds(
+        [0.5, 0.7, 0.9],
+        alpha=0.1,
+        n_cal=3000,
+        n_test=3000,
+        delta_cal=0.005,
+        delta_test=0.005,
+        n_lags=11,
+    )
     for _, g in wb.groupby("setting"):
         assert np.all(np.diff(g.sort_values("one_minus_p").bound.to_numpy()) < 0)
-    cc = correction_curves([200, 2000], [0.5, 0.7], alpha=0.1, n_lags=11, deltas=[0.005, 0.02], fixed_delta=0.01)
-    assert set(cc.setting) == {"authors", "proven_chain", "proven_window", "iid_optimised_delta", "iid_fixed_delta"}
+    cc = correction_curves(
+        [200, 2000], [0.5, 0.7], alpha=0.1, n_lags=11, deltas=[0.005, 0.02], fixed_delta=0.01
+    )
+    assert set(cc.setting) == {
+        "authors",
+        "proven_chain",
+        "proven_window",
+        "iid_optimised_delta",
+        "iid_fixed_delta",
+    }
 
     import pandas as pd
 
-    meta = dict(seed=0, n_train=1, n_cal=2, n_test=3, n_lags=11, alpha=0.1, model="boosting", n_seeds=2, chunk_size=1)
+    meta = dict(
+        seed=0,
+        n_train=1,
+        n_cal=2,
+        n_test=3,
+        n_lags=11,
+        alpha=0.1,
+        model="boosting",
+        n_seeds=2,
+        chunk_size=1,
+    )
     write_parquet(tmp_path / "a.parquet", pd.DataFrame([dict(one_minus_p=0.5, seed_index=1)]), meta)
     write_parquet(tmp_path / "b.parquet", pd.DataFrame([dict(one_minus_p=0.5, seed_index=0)]), meta)
     df, settings = aggregate_chunks([tmp_path / "a.parquet", tmp_path / "b.parquet"])
     assert list(df.seed_index) == [0, 1] and settings == meta
-    write_parquet(tmp_path / "c.parquet", pd.DataFrame([dict(one_minus_p=0.5, seed_index=2)]), {**meta, "n_cal": 5})
+    write_parquet(
+        tmp_path / "c.parquet",
+        pd.DataFrame([dict(one_minus_p=0.5, seed_index=2)]),
+        {**meta, "n_cal": 5},
+    )
     with pytest.raises(ValueError, match="simulated with"):
         aggregate_chunks([tmp_path / "a.parquet", tmp_path / "c.parquet"])

@@ -43,61 +43,130 @@ def tiny(tmp_path):
     (mirror / "nohash").mkdir()
     (mirror / "nohash" / "nohash.svm").write_bytes(LIBSVM_TEXT)
     catalog = {
-        "toy": {"kind": "classification", "files": [{"path": "toy/toy.svm", "sha256": _sha(LIBSVM_TEXT),
-                                                     "url": "http://127.0.0.1:9/toy.svm"}],
-                "parser": {"format": "libsvm"}, "label": {"positive": [1]},
-                "paper": {"rows": 3, "features": 3, "positive_pct": 66.7}},
-        "nohash": {"kind": "classification", "files": [{"path": "nohash/nohash.svm", "sha256": None,
-                                                        "url": "http://127.0.0.1:9/nohash.svm"}],
-                   "parser": {"format": "libsvm"}, "label": {"positive": [1]}, "paper": {}},
-        "handmade": {"kind": "classification", "files": [{"path": "handmade/h.csv", "sha256": None, "url": None,
-                                                          "manual": True}],
-                     "manual": "log in to the provider and download h.csv", "parser": {"format": "csv"},
-                     "label": {"positive": [1]}, "paper": {}},
+        "toy": {
+            "kind": "classification",
+            "files": [
+                {
+                    "path": "toy/toy.svm",
+                    "sha256": _sha(LIBSVM_TEXT),
+                    "url": "http://127.0.0.1:9/toy.svm",
+                }
+            ],
+            "parser": {"format": "libsvm"},
+            "label": {"positive": [1]},
+            "paper": {"rows": 3, "features": 3, "positive_pct": 66.7},
+        },
+        "nohash": {
+            "kind": "classification",
+            "files": [
+                {
+                    "path": "nohash/nohash.svm",
+                    "sha256": None,
+                    "url": "http://127.0.0.1:9/nohash.svm",
+                }
+            ],
+            "parser": {"format": "libsvm"},
+            "label": {"positive": [1]},
+            "paper": {},
+        },
+        "handmade": {
+            "kind": "classification",
+            "files": [{"path": "handmade/h.csv", "sha256": None, "url": None, "manual": True}],
+            "manual": "log in to the provider and download h.csv",
+            "parser": {"format": "csv"},
+            "label": {"positive": [1]},
+            "paper": {},
+        },
     }
     path = tmp_path / "catalog.yaml"
     path.write_text(yaml.safe_dump(catalog))
     load_catalog.cache_clear()
-    yield {"mirror": mirror, "catalog": str(path), "raw": tmp_path / "raw", "lock": tmp_path / "lock.tsv"}
+    yield {
+        "mirror": mirror,
+        "catalog": str(path),
+        "raw": tmp_path / "raw",
+        "lock": tmp_path / "lock.tsv",
+    }
     load_catalog.cache_clear()
 
 
 def test_fetch_from_mirror_verifies_and_copies(tiny):
-    (path,) = fetch_dataset("toy", raw_dir=tiny["raw"], mirror=tiny["mirror"], catalog=tiny["catalog"], lock_file=tiny["lock"])
+    (path,) = fetch_dataset(
+        "toy",
+        raw_dir=tiny["raw"],
+        mirror=tiny["mirror"],
+        catalog=tiny["catalog"],
+        lock_file=tiny["lock"],
+    )
     assert path.read_bytes() == LIBSVM_TEXT
     # second call uses the verified local copy even without a mirror
-    (again,) = fetch_dataset("toy", raw_dir=tiny["raw"], mirror=None, catalog=tiny["catalog"], lock_file=tiny["lock"])
+    (again,) = fetch_dataset(
+        "toy", raw_dir=tiny["raw"], mirror=None, catalog=tiny["catalog"], lock_file=tiny["lock"]
+    )
     assert again == path
 
 
 def test_checksum_mismatch_leaves_nothing_behind(tiny):
     (tiny["mirror"] / "toy" / "toy.svm").write_bytes(LIBSVM_TEXT + b"\n+1 1:9")
     with pytest.raises(ChecksumError, match="checksum mismatch"):
-        fetch_dataset("toy", raw_dir=tiny["raw"], mirror=tiny["mirror"], catalog=tiny["catalog"], lock_file=tiny["lock"])
-    assert not any(p.is_file() for p in tiny["raw"].rglob("*")), "a rejected file must not be left behind"
+        fetch_dataset(
+            "toy",
+            raw_dir=tiny["raw"],
+            mirror=tiny["mirror"],
+            catalog=tiny["catalog"],
+            lock_file=tiny["lock"],
+        )
+    assert not any(p.is_file() for p in tiny["raw"].rglob("*")), (
+        "a rejected file must not be left behind"
+    )
 
 
 def test_offline_without_mirror_names_the_file(tiny, monkeypatch):
     monkeypatch.delenv("BOOSTCM_DATA_MIRROR", raising=False)
     with pytest.raises(FetchError, match=r"toy/toy.svm.*mirror"):
-        fetch_dataset("toy", raw_dir=tiny["raw"], mirror=None, catalog=tiny["catalog"], lock_file=tiny["lock"], retries=1)
+        fetch_dataset(
+            "toy",
+            raw_dir=tiny["raw"],
+            mirror=None,
+            catalog=tiny["catalog"],
+            lock_file=tiny["lock"],
+            retries=1,
+        )
     assert not any(p.is_file() for p in tiny["raw"].rglob("*"))
 
 
 def test_manual_dataset_gives_instructions(tiny):
     with pytest.raises(FetchError, match="download h.csv"):
-        fetch_dataset("handmade", raw_dir=tiny["raw"], mirror=tiny["mirror"], catalog=tiny["catalog"], lock_file=tiny["lock"])
+        fetch_dataset(
+            "handmade",
+            raw_dir=tiny["raw"],
+            mirror=tiny["mirror"],
+            catalog=tiny["catalog"],
+            lock_file=tiny["lock"],
+        )
 
 
 def test_trust_on_first_download_records_and_then_enforces_the_hash(tiny):
     with pytest.warns(UserWarning, match="trusting this first download"):
-        fetch_dataset("nohash", raw_dir=tiny["raw"], mirror=tiny["mirror"], catalog=tiny["catalog"], lock_file=tiny["lock"])
+        fetch_dataset(
+            "nohash",
+            raw_dir=tiny["raw"],
+            mirror=tiny["mirror"],
+            catalog=tiny["catalog"],
+            lock_file=tiny["lock"],
+        )
     assert f"nohash/nohash.svm\t{_sha(LIBSVM_TEXT)}" in tiny["lock"].read_text()
     # a later, different copy is rejected against the recorded hash
     shutil.rmtree(tiny["raw"])
     (tiny["mirror"] / "nohash" / "nohash.svm").write_bytes(b"+1 1:1\n")
     with pytest.raises(ChecksumError):
-        fetch_dataset("nohash", raw_dir=tiny["raw"], mirror=tiny["mirror"], catalog=tiny["catalog"], lock_file=tiny["lock"])
+        fetch_dataset(
+            "nohash",
+            raw_dir=tiny["raw"],
+            mirror=tiny["mirror"],
+            catalog=tiny["catalog"],
+            lock_file=tiny["lock"],
+        )
 
 
 def test_unknown_dataset_lists_the_catalog():
@@ -137,7 +206,9 @@ def test_csv_quoted_string_labels_and_rules(tmp_path):
     y = binarise_labels(raw, {"positive": ["1"]})
     np.testing.assert_array_equal(y, [0, 1, 1])
     assert X.shape == (3, 2)
-    np.testing.assert_array_equal(binarise_labels(pd.Series([0, 2, 1, 0]), {"greater_than": 0}), [0, 1, 1, 0])
+    np.testing.assert_array_equal(
+        binarise_labels(pd.Series([0, 2, 1, 0]), {"greater_than": 0}), [0, 1, 1, 0]
+    )
     with pytest.raises(ParseError, match="single class"):
         binarise_labels(pd.Series([1, 1]), {"positive": [1]})
 
@@ -161,7 +232,9 @@ def test_xls_parser_rejects_non_excel(tmp_path):
 
 def test_histdata_parser(tmp_path):
     f = tmp_path / "DAT_ASCII_EURUSD_M1_2021.csv"
-    f.write_text("20210103 170400;1.223960;1.224040;1.223960;1.224010;0\n20210103 170300;1.22;1.23;1.21;1.225;0\n")
+    f.write_text(
+        "20210103 170400;1.223960;1.224040;1.223960;1.224010;0\n20210103 170300;1.22;1.23;1.21;1.225;0\n"
+    )
     df = parsers.parse_histdata_m1(f)
     assert list(df.columns) == ["open", "high", "low", "close", "volume"]
     assert df.index.is_monotonic_increasing and df["close"].iloc[0] == 1.225
@@ -169,22 +242,50 @@ def test_histdata_parser(tmp_path):
 
 # --- every dataset the mirror holds processes to the paper's counts (or a reported mismatch) -----
 
-PAPER_MISMATCH = {"svmguide3": {"features"}}  # 21 columns in the only copy we have vs 22 in the paper
+PAPER_MISMATCH = {
+    "svmguide3": {"features"}
+}  # 21 columns in the only copy we have vs 22 in the paper
 
 
-@pytest.mark.parametrize("name", ["a1a", "australian", "banknote", "diabetes", "german", "heart", "housing", "ionosphere",
-                                  "mammography", "oil-spill", "phoneme", "sonar", "svmguide1", "svmguide3", "w1a"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a1a",
+        "australian",
+        "banknote",
+        "diabetes",
+        "german",
+        "heart",
+        "housing",
+        "ionosphere",
+        "mammography",
+        "oil-spill",
+        "phoneme",
+        "sonar",
+        "svmguide1",
+        "svmguide3",
+        "w1a",
+    ],
+)
 def test_mirror_datasets_match_the_paper(name, mirror, tmp_path):
     fetch_dataset(name, raw_dir=tmp_path / "raw", mirror=mirror, lock_file=tmp_path / "lock.tsv")
     meta = process_dataset(name, tmp_path / "raw", tmp_path / f"{name}.parquet")
     bad = {k for k, ok in meta["matches_paper"].items() if not ok}
-    assert bad == PAPER_MISMATCH.get(name, set()), (name, meta["rows"], meta["features"], meta["positive_pct"])
+    assert bad == PAPER_MISMATCH.get(name, set()), (
+        name,
+        meta["rows"],
+        meta["features"],
+        meta["positive_pct"],
+    )
     assert dataset_metadata(tmp_path / f"{name}.parquet")["source_sha256"]
     X, y = load_dataset(name, data_dir=tmp_path / "data", mirror=mirror)
     assert X.dtype == np.float64 and set(np.unique(y)) == {0, 1} and np.isfinite(X).all()
 
 
-@pytest.mark.parametrize("name,rows,entities", [("RLdata500", 500, 450), ("RLdata10000", 10000, 9000), ("restaurant", 864, 752)])
+@pytest.mark.parametrize(
+    "name,rows,entities",
+    [("RLdata500", 500, 450), ("RLdata10000", 10000, 9000), ("restaurant", 864, 752)],
+)
 def test_record_sets(name, rows, entities, mirror, tmp_path):
     df = load_records(name, data_dir=tmp_path, mirror=mirror)
     assert len(df) == rows and df["entity_id"].nunique() == entities

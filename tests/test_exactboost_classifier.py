@@ -36,12 +36,16 @@ def test_margin_loss_never_increases_across_rounds(metric):
 def test_training_scores_reproduce_the_recorded_loss(metric):
     # the stumps, replayed by decision_function, give back the scores the fit accepted
     X, y = make_data(seed=2)
-    m = ExactBoostClassifier(metric=metric, n_estimators=1, n_rounds=8, init="zeros",
-                             random_state=0).fit(X, y)
+    m = ExactBoostClassifier(
+        metric=metric, n_estimators=1, n_rounds=8, init="zeros", random_state=0
+    ).fit(X, y)
     s = m.decision_function(X) + m.threshold_
     k = m.k_train_
-    loss = {"auc": lambda: auc_loss(s, y, 0.05), "ks": lambda: ks_loss(s, y, 0.05),
-            "pak": lambda: pak_loss(s, y, k, 0.05)}[metric]()
+    loss = {
+        "auc": lambda: auc_loss(s, y, 0.05),
+        "ks": lambda: ks_loss(s, y, 0.05),
+        "pak": lambda: pak_loss(s, y, k, 0.05),
+    }[metric]()
     assert loss == pytest.approx(m.train_margin_loss_[0, -1], abs=1e-12)
 
 
@@ -59,9 +63,18 @@ def test_proposition_2_5_ensembler_not_worse_than_best_base_score(metric, loss, 
         y = (rng.random(n) < 0.4).astype(int)
         Z = y[:, None] * rng.uniform(0.2, 1.0, M) + rng.normal(size=(n, M))  # continuous scores
         k = int(rng.integers(5, 40))
-        m = ExactBoostClassifier(metric=metric, margin=margin, n_estimators=2, n_rounds=4,
-                                 subsample=1.0, colsample=1.0, k=k, search="exact",
-                                 init="zeros", random_state=rep).fit(Z, y)
+        m = ExactBoostClassifier(
+            metric=metric,
+            margin=margin,
+            n_estimators=2,
+            n_rounds=4,
+            subsample=1.0,
+            colsample=1.0,
+            k=k,
+            search="exact",
+            init="zeros",
+            random_state=rep,
+        ).fit(Z, y)
         s = m.decision_function(Z)
         args = (k,) if metric == "pak" else ()
         best_base = min(loss(Z[:, j], y, *args) for j in range(M))
@@ -70,8 +83,9 @@ def test_proposition_2_5_ensembler_not_worse_than_best_base_score(metric, loss, 
 
 def test_ranking_invariant_to_increasing_feature_transforms():
     X, y = make_data(seed=3)
-    Xt = np.column_stack([np.exp(X[:, 0]), X[:, 1] ** 3 + 2, 5 * X[:, 2] - 1, np.arctan(X[:, 3]),
-                          X[:, 4]])
+    Xt = np.column_stack(
+        [np.exp(X[:, 0]), X[:, 1] ** 3 + 2, 5 * X[:, 2] - 1, np.arctan(X[:, 3]), X[:, 4]]
+    )
     a = ExactBoostClassifier(search="exact", random_state=4, **SMALL).fit(X, y)
     b = ExactBoostClassifier(search="exact", random_state=4, **SMALL).fit(Xt, y)
     sa, sb = a.decision_function(X), b.decision_function(Xt)
@@ -82,8 +96,12 @@ def test_ranking_invariant_to_increasing_feature_transforms():
 
 def test_deterministic_for_a_seed_whatever_n_jobs():
     X, y = make_data(seed=4)
-    fits = [ExactBoostClassifier(metric="ks", n_estimators=6, n_rounds=5, random_state=7,
-                                 n_jobs=j).fit(X, y) for j in (1, 2, -1)]
+    fits = [
+        ExactBoostClassifier(metric="ks", n_estimators=6, n_rounds=5, random_state=7, n_jobs=j).fit(
+            X, y
+        )
+        for j in (1, 2, -1)
+    ]
     d = [f.decision_function(X) for f in fits]
     assert np.array_equal(d[0], d[1]) and np.array_equal(d[0], d[2])
     other = ExactBoostClassifier(metric="ks", n_estimators=6, n_rounds=5, random_state=8).fit(X, y)
@@ -166,5 +184,7 @@ def test_sklearn_check_estimator():
     # check_classifiers_train wants > 83 % training accuracy from predict(); ours labels the
     # top (positive rate) share of a ranking score and misses that bar on its toy blobs with a
     # small model (known gap, reported). Every other applicable check runs.
-    check_estimator(ExactBoostClassifier(n_estimators=10, n_rounds=30, random_state=0),
-                    expected_failed_checks={"check_classifiers_train": "ranking-score predict"})
+    check_estimator(
+        ExactBoostClassifier(n_estimators=10, n_rounds=30, random_state=0),
+        expected_failed_checks={"check_classifiers_train": "ranking-score predict"},
+    )

@@ -44,15 +44,25 @@ def brute_force(x, y, s, loss, theta, k):
     for xi in np.unique(x):
         right = x > xi
         for d in candidate_differences(s, y, right, theta, loss):
-            v = metric_loss(loss, s + d * right, y, margin=theta * (1 + abs(d) / 2),
-                            k=k if loss == "pak" else None)
+            v = metric_loss(
+                loss,
+                s + d * right,
+                y,
+                margin=theta * (1 + abs(d) / 2),
+                k=k if loss == "pak" else None,
+            )
             best = min(best, v)
     return best
 
 
 def stump_loss(st, x, y, s, loss, theta, k):
-    return metric_loss(loss, s + st(x), y, margin=theta * (1 + abs(st.b - st.a) / 2),
-                       k=k if loss == "pak" else None)
+    return metric_loss(
+        loss,
+        s + st(x),
+        y,
+        margin=theta * (1 + abs(st.b - st.a) / 2),
+        k=k if loss == "pak" else None,
+    )
 
 
 def random_problem(rng, n):
@@ -252,8 +262,7 @@ def test_greedy_shortcuts_keep_the_plain_descent(loss, theta):
         o = np.argsort(s, kind="mergesort")
         s, x, y = s[o], x[o], y[o]
         k = int(rng.integers(1, n // 3))
-        got = greedy_search(s, x, y, theta, 1.0, METRIC_IDS[loss], k, 53,
-                            np.iinfo(np.int64).max)
+        got = greedy_search(s, x, y, theta, 1.0, METRIC_IDS[loss], k, 53, np.iinfo(np.int64).max)
         assert tuple(got[:4]) == plain_greedy(s, x, y, theta, METRIC_IDS[loss], k)
 
 
@@ -266,10 +275,21 @@ def test_pair_counts_by_bisection_match_brute_force():
     for _ in range(400):
         lp, ln = int(rng.integers(0, 80)), int(rng.integers(0, 80))
         if rng.random() < 0.5:
-            lp, ln = (int(rng.integers(0, 4)), ln) if rng.random() < 0.5 else (lp, int(rng.integers(0, 4)))
-        pos, neg = np.sort(np.round(rng.random(lp) * 8) / 8), np.sort(np.round(rng.random(ln) * 8) / 8)
+            lp, ln = (
+                (int(rng.integers(0, 4)), ln)
+                if rng.random() < 0.5
+                else (lp, int(rng.integers(0, 4)))
+            )
+        pos, neg = (
+            np.sort(np.round(rng.random(lp) * 8) / 8),
+            np.sort(np.round(rng.random(ln) * 8) / 8),
+        )
         vals = np.concatenate([pos, neg])
-        op, on, mth = rng.choice([0.0, 0.125, 0.3]), rng.choice([0.0, 0.125]), rng.choice([0.0, 0.125, 0.05])
+        op, on, mth = (
+            rng.choice([0.0, 0.125, 0.3]),
+            rng.choice([0.0, 0.125]),
+            rng.choice([0.0, 0.125, 0.05]),
+        )
         p, q = (pos + op) - mth, neg + on
         want = 2 * int((p[:, None] > q[None, :]).sum()) + int((p[:, None] == q[None, :]).sum())
         assert _pair2(vals, 0, lp, op, mth, lp, ln, on) == want
@@ -298,7 +318,10 @@ def test_kth_largest_and_top_counts_match_brute_force():
                 u = runs[r] + off[r // 2]
                 h = u - mth
                 for strict in (True, False):
-                    want = int((h > t).sum() if strict else
-                               ((h > t) | ((h == t) & ((mth == 0.0) | (u > t)))).sum())
+                    want = int(
+                        (h > t).sum()
+                        if strict
+                        else ((h > t) | ((h == t) & ((mth == 0.0) | (u > t)))).sum()
+                    )
                     got = _count_from_top(vals, start[r], length[r], off[r // 2], mth, t, strict)
                     assert got == want

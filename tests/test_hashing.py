@@ -44,8 +44,9 @@ def trained(people):
 
 # ---------------------------------------------------------------- vectorisation
 def test_record_strings_join_fields_and_drop_missing():
-    df = pd.DataFrame({"f": ["GERD", "ANNA"], "g": [np.nan, "MARIA"], "by": [1968.0, 1970.0],
-                       "entity_id": [0, 1]})
+    df = pd.DataFrame(
+        {"f": ["GERD", "ANNA"], "g": [np.nan, "MARIA"], "by": [1968.0, 1970.0], "entity_id": [0, 1]}
+    )
     assert record_strings(df) == ["gerd 1968", "anna maria 1970"]
     assert record_strings(df, ["by"]) == ["1968", "1970"]
 
@@ -62,8 +63,8 @@ def test_minhash_collision_rate_estimates_jaccard():
     rng = np.random.default_rng(0)
     s1, s2 = "wolfgang engel 1936 12 27", "wolfgang engell 1936 12 27"
     q = 3
-    set1 = {s1[i:i + q] for i in range(len(s1) - q + 1)}
-    set2 = {s2[i:i + q] for i in range(len(s2) - q + 1)}
+    set1 = {s1[i : i + q] for i in range(len(s1) - q + 1)}
+    set2 = {s2[i : i + q] for i in range(len(s2) - q + 1)}
     jac = len(set1 & set2) / len(set1 | set2)
     m = 4000
     sig = minhash_signatures([s1, s2], q, m, rng)
@@ -178,8 +179,14 @@ def test_codes_longer_than_64_bits_bucket_exactly(trained):
 
 
 def test_same_seed_same_numbers(people):
-    settings = {"train_fraction": 0.5, "n_hashes": 30, "n_train_pairs": 500, "T": [20],
-                "k": [4, 8], "L": [2, 5]}
+    settings = {
+        "train_fraction": 0.5,
+        "n_hashes": 30,
+        "n_train_pairs": 500,
+        "T": [20],
+        "k": [4, 8],
+        "L": [2, 5],
+    }
     r1 = run_job(people, "synthetic", "ours", 2, [0, 1], settings, global_seed=7)
     r2 = run_job(people, "synthetic", "ours", 2, [0, 1], settings, global_seed=7)
     cols = ["recall", "reduction_ratio", "n_candidates"]
@@ -213,8 +220,14 @@ def test_klsh_blocks_and_run_job_baselines(people):
     ent = records_entity_codes(people)
     m = evaluate_blocking(labels, ent)
     assert m["n_candidates"] == sum(c * (c - 1) // 2 for c in np.bincount(labels))
-    settings = {"train_fraction": 0.5, "n_hashes": 100, "bands": 22, "max_block_size": 1000,
-                "n_projections": 100, "n_blocks": [5, 20]}
+    settings = {
+        "train_fraction": 0.5,
+        "n_hashes": 100,
+        "bands": 22,
+        "max_block_size": 1000,
+        "n_projections": 100,
+        "n_blocks": [5, 20],
+    }
     t = run_job(people, "synthetic", "tlsh", 4, [0, 1], settings)
     k = run_job(people, "synthetic", "klsh", 4, [0, 1], settings)
     best = best_per_method(summarise(pd.concat([t, k])))
@@ -235,8 +248,9 @@ def test_clear_errors_for_bad_input(trained, people):
     with pytest.raises(ValueError, match="entity_id"):
         records_entity_codes(people.drop(columns="entity_id"))
     with pytest.raises(ValueError, match="missing"):
-        records_entity_codes(people.assign(entity_id=np.where(np.arange(len(people)) == 3,
-                                                              np.nan, 1.0)))
+        records_entity_codes(
+            people.assign(entity_id=np.where(np.arange(len(people)) == 3, np.nan, 1.0))
+        )
     blank = record_strings(pd.DataFrame({"a": ["x", np.nan], "entity_id": [0, 1]}))
     with pytest.raises(ValueError, match="empty"):
         minhash_signatures(blank, 2, 10, np.random.default_rng(0))
@@ -259,7 +273,9 @@ def test_tlsh_bisection_matches_one_at_a_time_cut(people):
     for b in range(22):
         ev.add_table(keys[:, b])
     a, c = ev.candidate_pairs()
-    dendrogram = ig.Graph(n=len(people), edges=np.column_stack([a, c]), directed=False).community_fastgreedy()
+    dendrogram = ig.Graph(
+        n=len(people), edges=np.column_stack([a, c]), directed=False
+    ).community_fastgreedy()
     count = dendrogram.optimal_count
     while max(dendrogram.as_clustering(count).sizes()) > 25:
         count += 1

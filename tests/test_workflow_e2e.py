@@ -22,9 +22,13 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 
 def _run(args, cwd, env, check=True):
-    proc = subprocess.run(SNAKEMAKE + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run(
+        SNAKEMAKE + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=1800
+    )
     if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+        raise AssertionError(
+            f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+        )
     return proc
 
 
@@ -67,8 +71,11 @@ def test_deleting_a_processed_file_rebuilds_only_its_dependents(workdir):
     (work / "results/data/processed/heart.parquet").unlink()
     proc = _run(["-n", "--cores", "2", "--configfile", "config/ci.yaml"], work, env)
     out = proc.stdout + proc.stderr
-    jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
-            if len(line.split()) == 2 and line.split()[1].isdigit()}
+    jobs = {
+        line.split()[0]: int(line.split()[1])
+        for line in out.splitlines()
+        if len(line.split()) == 2 and line.split()[1].isdigit()
+    }
     assert jobs.get("process_dataset") == 1
     assert not any(name.startswith("fetch_") for name in jobs), jobs
     _run(["--cores", "2", "--configfile", "config/ci.yaml"], work, env)
@@ -85,16 +92,28 @@ def test_failed_fetch_leaves_no_output(workdir, tmp_path):
         fh.write("tampered\n")
     shutil.rmtree(work / "results/data/raw/sonar")
     bad_env = dict(env, BOOSTCM_DATA_MIRROR=str(bad_mirror))
-    out = _run(["results/data/raw/sonar/sonar.csv", "--cores", "1", "--configfile", "config/ci.yaml"], work, bad_env, check=False)
+    out = _run(
+        ["results/data/raw/sonar/sonar.csv", "--cores", "1", "--configfile", "config/ci.yaml"],
+        work,
+        bad_env,
+        check=False,
+    )
     assert out.returncode != 0
     assert not (work / "results/data/raw/sonar/sonar.csv").exists()
     assert "checksum mismatch" in (work / "results/logs/fetch/sonar.log").read_text()
-    _run(["--cores", "1", "--configfile", "config/ci.yaml"], work, env)  # restore with the good mirror
+    _run(
+        ["--cores", "1", "--configfile", "config/ci.yaml"], work, env
+    )  # restore with the good mirror
 
 
 def test_misspelt_config_key_fails_naming_it(workdir):
     work, env = workdir
-    out = _run(["-n", "--cores", "1", "--configfile", "config/ci.yaml", "--config", "sed=1"], work, env, check=False)
+    out = _run(
+        ["-n", "--cores", "1", "--configfile", "config/ci.yaml", "--config", "sed=1"],
+        work,
+        env,
+        check=False,
+    )
     assert out.returncode != 0 and "sed" in (out.stdout + out.stderr)
 
 
@@ -102,5 +121,9 @@ def test_lint_and_slurm_profile_dry_run(workdir):
     work, env = workdir
     lint = _run(["--lint", "--configfile", "config/ci.yaml"], work, env)
     assert "Congratulations" in lint.stdout + lint.stderr
-    dry = _run(["-n", "--workflow-profile", "workflow/profiles/slurm", "--configfile", "config/ci.yaml"], work, env)
+    dry = _run(
+        ["-n", "--workflow-profile", "workflow/profiles/slurm", "--configfile", "config/ci.yaml"],
+        work,
+        env,
+    )
     assert dry.returncode == 0

@@ -20,7 +20,11 @@ def _process(args) -> None:
     meta = process_dataset(args.dataset, args.raw_dir, args.out)
     mismatches = [k for k, ok in meta.get("matches_paper", {}).items() if not ok]
     if mismatches:
-        logging.warning("%s differs from the paper in %s (see its metadata)", args.dataset, ", ".join(mismatches))
+        logging.warning(
+            "%s differs from the paper in %s (see its metadata)",
+            args.dataset,
+            ", ".join(mismatches),
+        )
 
 
 def _dataset_table(args) -> None:
@@ -43,8 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     epilog = "domain commands (each with its own --help):\n" + "\n".join(
         f"  {name:<18}{help_}" for name, (_, help_) in DELEGATES.items()
     )
-    p = argparse.ArgumentParser(prog="boostcm", description=__doc__, epilog=epilog,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="boostcm",
+        description=__doc__,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     f = sub.add_parser("fetch", help="fetch and verify the raw files of a dataset (mirror first)")
@@ -59,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--out", required=True)
     pr.set_defaults(func=_process)
 
-    t = sub.add_parser("dataset-table", help="dataset-property table (EB-T1, EB-T5) beside the paper")
+    t = sub.add_parser(
+        "dataset-table", help="dataset-property table (EB-T1, EB-T5) beside the paper"
+    )
     t.add_argument("target")
     t.add_argument("processed", nargs="*", help="processed parquet files to include")
     t.add_argument("--paper-dir", default=None)
@@ -76,10 +86,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Domain commands with their own argument parsers: `boostcm <name> ...` forwards to <module>.main.
 DELEGATES = {
-    "hashing-job": ("boostcm.hashing.experiment", "one learning-to-hash experiment job (HASH-T3.x)"),
+    "hashing-job": (
+        "boostcm.hashing.experiment",
+        "one learning-to-hash experiment job (HASH-T3.x)",
+    ),
     "hashing-table": ("boostcm.hashing.aggregate", "aggregate hashing jobs into a HASH-T3.x table"),
     "conformal": ("boostcm.conformal.cli", "coverage simulations and tables (CP-F1.1, CP-F4.1)"),
-    "conformal-bounds": ("boostcm.conformal.bound_experiments", "beta-mixing bound experiments (CP-F4.2a/b)"),
+    "conformal-bounds": (
+        "boostcm.conformal.bound_experiments",
+        "beta-mixing bound experiments (CP-F4.2a/b)",
+    ),
 }
 
 

@@ -22,7 +22,18 @@ from .svmperf import SVMPerf
 from .toppush import TopPush
 
 __all__ = [
-    "AccuracyAtTheTop", "DMKS", "PluginLogistic", "QuantileSurrogate", "RankBoost", "SVMPerf",
-    "TopPush", "EXACT_BASELINES", "REGISTRY", "SURROGATES", "TARGET_METRIC", "make_estimator",
-    "quantile_estimate", "quantile_weights",
+    "AccuracyAtTheTop",
+    "DMKS",
+    "PluginLogistic",
+    "QuantileSurrogate",
+    "RankBoost",
+    "SVMPerf",
+    "TopPush",
+    "EXACT_BASELINES",
+    "REGISTRY",
+    "SURROGATES",
+    "TARGET_METRIC",
+    "make_estimator",
+    "quantile_estimate",
+    "quantile_weights",
 ]

@@ -44,8 +44,15 @@ class AccuracyAtTheTop(ScoringClassifier):
     max_iter : solver iterations of each convex problem.
     """
 
-    def __init__(self, tau: float = 0.05, C: float = 1.0, surrogate: str = "hinge",
-                 candidates: int | None = None, standardize: bool = True, max_iter: int = 2000):
+    def __init__(
+        self,
+        tau: float = 0.05,
+        C: float = 1.0,
+        surrogate: str = "hinge",
+        candidates: int | None = None,
+        standardize: bool = True,
+        max_iter: int = 2000,
+    ):
         self.tau = tau
         self.C = C
         self.surrogate = surrogate
@@ -55,8 +62,15 @@ class AccuracyAtTheTop(ScoringClassifier):
 
     def _solve(self, D, y):
         if self.surrogate == "hinge":
-            model = LinearSVC(loss="hinge", C=self.C, fit_intercept=False, dual=True,
-                              max_iter=self.max_iter, tol=1e-5, random_state=0)
+            model = LinearSVC(
+                loss="hinge",
+                C=self.C,
+                fit_intercept=False,
+                dual=True,
+                max_iter=self.max_iter,
+                tol=1e-5,
+                random_state=0,
+            )
         else:
             model = LogisticRegression(C=self.C, fit_intercept=False, max_iter=self.max_iter)
         with warnings.catch_warnings():
@@ -64,7 +78,9 @@ class AccuracyAtTheTop(ScoringClassifier):
             model.fit(D, y)
         w = model.coef_.ravel()
         u = (2 * y - 1) * (D @ w)
-        loss = np.maximum(1 - u, 0).sum() if self.surrogate == "hinge" else np.logaddexp(0, -u).sum()
+        loss = (
+            np.maximum(1 - u, 0).sum() if self.surrogate == "hinge" else np.logaddexp(0, -u).sum()
+        )
         return w, 0.5 * w @ w + self.C * loss
 
     def _fit(self, X, y):
@@ -99,7 +115,9 @@ class AccuracyAtTheTop(ScoringClassifier):
             if (gap, obj) < best[:2]:
                 best = (gap, obj, w, k)
         if best[2] is None:
-            raise ValueError("no candidate quantile point leaves both classes; AATP needs more data")
+            raise ValueError(
+                "no candidate quantile point leaves both classes; AATP needs more data"
+            )
         self.quantile_gap_, self.objective_, w, self.quantile_index_ = best
         self.coef_ = w / sd
         self.offset_ = -float(mu @ self.coef_)

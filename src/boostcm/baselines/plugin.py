@@ -70,8 +70,15 @@ class PluginLogistic(ScoringClassifier):
     returns eta(x) - delta (same ranking as plain logistic regression).
     """
 
-    def __init__(self, metric="auc", threshold_fraction: float = 0.2, refit: bool = True,
-                 C: float = 1.0, max_iter: int = 100, random_state=None):
+    def __init__(
+        self,
+        metric="auc",
+        threshold_fraction: float = 0.2,
+        refit: bool = True,
+        C: float = 1.0,
+        max_iter: int = 100,
+        random_state=None,
+    ):
         self.metric = metric
         self.threshold_fraction = threshold_fraction
         self.refit = refit
@@ -83,24 +90,32 @@ class PluginLogistic(ScoringClassifier):
         if callable(self.metric):
             return self.metric
         if self.metric not in METRICS:
-            raise ValueError(f"metric must be one of {sorted(METRICS)} or a callable, got {self.metric!r}")
+            raise ValueError(
+                f"metric must be one of {sorted(METRICS)} or a callable, got {self.metric!r}"
+            )
         return METRICS[self.metric]
 
     def _fit(self, X, y):
         metric = self._metric_fn()
         if not 0 < self.threshold_fraction < 1:
-            raise ValueError(f"threshold_fraction must lie in (0, 1), got {self.threshold_fraction}")
+            raise ValueError(
+                f"threshold_fraction must lie in (0, 1), got {self.threshold_fraction}"
+            )
         X_est, X_thr, y_est, y_thr = train_test_split(
             X, y, test_size=self.threshold_fraction, stratify=y, random_state=self.random_state
         )
         if np.unique(y_est).size < 2 or np.unique(y_thr).size < 2:
-            raise ValueError("each class needs at least one example in both the estimation and the threshold fold")
+            raise ValueError(
+                "each class needs at least one example in both the estimation and the threshold fold"
+            )
         lr = LogisticRegression(C=self.C, max_iter=self.max_iter).fit(X_est, y_est)
         eta_thr = lr.predict_proba(X_thr)[:, 1]
         delta, value = best_threshold(eta_thr, y_thr, metric)
         self.threshold_fold_ = (eta_thr, y_thr)  # held-out probabilities and labels
         self.threshold_metric_ = value
-        self.model_ = LogisticRegression(C=self.C, max_iter=self.max_iter).fit(X, y) if self.refit else lr
+        self.model_ = (
+            LogisticRegression(C=self.C, max_iter=self.max_iter).fit(X, y) if self.refit else lr
+        )
         return delta
 
     def _raw_score(self, X):

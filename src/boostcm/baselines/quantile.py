@@ -77,8 +77,16 @@ def _sigmoid(u):
     return 0.5 * (1.0 + np.tanh(0.5 * u))
 
 
-def quantile_loss_and_grad(w, X, y, tau: float, loss: str = "negatives", estimator: str = "kernel",
-                           h: float = 0.05, weight_decay: float = 0.0):
+def quantile_loss_and_grad(
+    w,
+    X,
+    y,
+    tau: float,
+    loss: str = "negatives",
+    estimator: str = "kernel",
+    h: float = 0.05,
+    weight_decay: float = 0.0,
+):
     """Surrogate loss (9) or (10) at linear weights w, and its gradient in w."""
     s = X @ w
     a = quantile_weights(s, 1.0 - tau, estimator, h)
@@ -128,10 +136,21 @@ class QuantileSurrogate(ScoringClassifier):
     random_state : seed for initialisations and minibatch order.
     """
 
-    def __init__(self, tau: float = 0.05, loss: str = "negatives", estimator: str = "kernel",
-                 h: float = 0.05, weight_decay: float = 1e-3, learning_rate: float = 0.1,
-                 momentum: float = 0.9, n_epochs: int = 300, batch_size: int | None = None,
-                 n_init: int = 3, standardize: bool = True, random_state=None):
+    def __init__(
+        self,
+        tau: float = 0.05,
+        loss: str = "negatives",
+        estimator: str = "kernel",
+        h: float = 0.05,
+        weight_decay: float = 1e-3,
+        learning_rate: float = 0.1,
+        momentum: float = 0.9,
+        n_epochs: int = 300,
+        batch_size: int | None = None,
+        n_init: int = 3,
+        standardize: bool = True,
+        random_state=None,
+    ):
         self.tau = tau
         self.loss = loss
         self.estimator = estimator
@@ -146,8 +165,9 @@ class QuantileSurrogate(ScoringClassifier):
         self.random_state = random_state
 
     def _objective(self, w, Z, y):
-        return quantile_loss_and_grad(w, Z, y, self.tau, self.loss, self.estimator, self.h,
-                                      self.weight_decay)
+        return quantile_loss_and_grad(
+            w, Z, y, self.tau, self.loss, self.estimator, self.h, self.weight_decay
+        )
 
     def _fit(self, X, y):
         tau = check_probability(self.tau, "tau")
@@ -178,7 +198,9 @@ class QuantileSurrogate(ScoringClassifier):
             if np.isfinite(val) and val < best_val:
                 best_val, best_w = val, w
         if best_w is None:
-            raise RuntimeError("quantile surrogate diverged for every initialisation; lower learning_rate")
+            raise RuntimeError(
+                "quantile surrogate diverged for every initialisation; lower learning_rate"
+            )
         self.training_loss_ = float(best_val)
         self.coef_ = best_w / sd
         self.offset_ = -float(mu @ self.coef_)

@@ -27,7 +27,9 @@ EXACT_BASELINES: dict[str, Callable] = {
     "DMKS": lambda random_state=None: DMKS(),
     "TopPush": lambda random_state=None: TopPush(lam=1e-3),
     "SVMPerf": lambda random_state=None: SVMPerf(loss="pak"),
-    "Plugin Logistic": lambda random_state=None: PluginLogistic(metric="auc", random_state=random_state),
+    "Plugin Logistic": lambda random_state=None: PluginLogistic(
+        metric="auc", random_state=random_state
+    ),
     "Quantile surrogate": lambda random_state=None: QuantileSurrogate(random_state=random_state),
     "AATP": lambda random_state=None: AccuracyAtTheTop(),
 }

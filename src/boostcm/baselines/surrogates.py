@@ -48,7 +48,9 @@ class CheckedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "estimator_")
         X = check_finite_2d(X, "X")
         if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features but the model was fitted with {self.n_features_in_}")
+            raise ValueError(
+                f"X has {X.shape[1]} features but the model was fitted with {self.n_features_in_}"
+            )
         return X
 
     def predict_proba(self, X):
@@ -60,41 +62,81 @@ class CheckedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
 def make_adaboost(random_state=None):
     base = DecisionTreeClassifier(max_depth=1)
-    return CheckedClassifier(AdaBoostClassifier(base, n_estimators=50, learning_rate=1.0,
-                                                random_state=random_state))
+    return CheckedClassifier(
+        AdaBoostClassifier(base, n_estimators=50, learning_rate=1.0, random_state=random_state)
+    )
 
 
 def make_knn(random_state=None):
-    return CheckedClassifier(KNeighborsClassifier(n_neighbors=5, weights="uniform", p=2,
-                                                  algorithm="auto", leaf_size=30))
+    return CheckedClassifier(
+        KNeighborsClassifier(n_neighbors=5, weights="uniform", p=2, algorithm="auto", leaf_size=30)
+    )
 
 
 def make_logistic(random_state=None):
-    return CheckedClassifier(LogisticRegression(C=1.0, l1_ratio=0.0, tol=1e-4, fit_intercept=True,
-                                                solver="lbfgs", max_iter=100,
-                                                random_state=random_state))
+    return CheckedClassifier(
+        LogisticRegression(
+            C=1.0,
+            l1_ratio=0.0,
+            tol=1e-4,
+            fit_intercept=True,
+            solver="lbfgs",
+            max_iter=100,
+            random_state=random_state,
+        )
+    )
 
 
 def make_neural_net(random_state=None):
-    return CheckedClassifier(MLPClassifier(hidden_layer_sizes=(26, 12, 12), activation="relu",
-                                           solver="adam", alpha=0.0, batch_size=4,
-                                           learning_rate_init=1e-3, max_iter=30, shuffle=True,
-                                           tol=0.0, n_iter_no_change=31,
-                                           random_state=random_state))
+    return CheckedClassifier(
+        MLPClassifier(
+            hidden_layer_sizes=(26, 12, 12),
+            activation="relu",
+            solver="adam",
+            alpha=0.0,
+            batch_size=4,
+            learning_rate_init=1e-3,
+            max_iter=30,
+            shuffle=True,
+            tol=0.0,
+            n_iter_no_change=31,
+            random_state=random_state,
+        )
+    )
 
 
 def make_random_forest(random_state=None):
-    return CheckedClassifier(RandomForestClassifier(n_estimators=100, criterion="gini",
-                                                    max_depth=None, min_samples_split=2,
-                                                    min_samples_leaf=1, max_features="sqrt",
-                                                    bootstrap=True, oob_score=False,
-                                                    class_weight=None, n_jobs=1,
-                                                    random_state=random_state))
+    return CheckedClassifier(
+        RandomForestClassifier(
+            n_estimators=100,
+            criterion="gini",
+            max_depth=None,
+            min_samples_split=2,
+            min_samples_leaf=1,
+            max_features="sqrt",
+            bootstrap=True,
+            oob_score=False,
+            class_weight=None,
+            n_jobs=1,
+            random_state=random_state,
+        )
+    )
 
 
 def make_xgboost(random_state=None):
     seed = 0 if random_state is None else random_state
-    return CheckedClassifier(XGBClassifier(booster="gbtree", learning_rate=0.3, max_depth=6,
-                                           gamma=0.0, subsample=1.0, reg_lambda=1.0, reg_alpha=0.0,
-                                           n_estimators=100, tree_method="exact", n_jobs=1,
-                                           random_state=seed))
+    return CheckedClassifier(
+        XGBClassifier(
+            booster="gbtree",
+            learning_rate=0.3,
+            max_depth=6,
+            gamma=0.0,
+            subsample=1.0,
+            reg_lambda=1.0,
+            reg_alpha=0.0,
+            n_estimators=100,
+            tree_method="exact",
+            n_jobs=1,
+            random_state=seed,
+        )
+    )

@@ -79,7 +79,9 @@ def solve_working_set_dual(G: np.ndarray, delta: np.ndarray, C: float) -> np.nda
     settings.verbose = False
     settings.tol_gap_abs = settings.tol_gap_rel = 1e-10
     settings.tol_feas = 1e-10
-    sol = clarabel.DefaultSolver(P, -delta, A, b, [clarabel.NonnegativeConeT(K + 1)], settings).solve()
+    sol = clarabel.DefaultSolver(
+        P, -delta, A, b, [clarabel.NonnegativeConeT(K + 1)], settings
+    ).solve()
     if str(sol.status) not in ("Solved", "AlmostSolved"):
         raise RuntimeError(f"SVMPerf working-set QP failed: {sol.status}")
     return np.maximum(np.asarray(sol.x), 0.0)
@@ -105,8 +107,15 @@ class SVMPerf(ScoringClassifier):
         Maximum cutting-plane iterations.
     """
 
-    def __init__(self, loss: str = "pak", C: float = 1.0, k_fraction: float | None = None,
-                 eps: float = 1e-3, normalize: bool = True, max_iter: int = 2000):
+    def __init__(
+        self,
+        loss: str = "pak",
+        C: float = 1.0,
+        k_fraction: float | None = None,
+        eps: float = 1e-3,
+        normalize: bool = True,
+        max_iter: int = 2000,
+    ):
         self.loss = loss
         self.C = C
         self.k_fraction = k_fraction

@@ -158,8 +158,9 @@ class TopPush(ScoringClassifier):
         (svmguide1) make the dual so ill-conditioned that 10^4 iterations do not converge.
     """
 
-    def __init__(self, lam: float = 1e-3, max_iter: int = 10000, tol: float = 1e-4,
-                 standardize: bool = True):
+    def __init__(
+        self, lam: float = 1e-3, max_iter: int = 10000, tol: float = 1e-4, standardize: bool = True
+    ):
         self.lam = lam
         self.standardize = standardize
         self.max_iter = max_iter

@@ -20,7 +20,9 @@ def bin_thresholds(X: np.ndarray, max_bins: int) -> list[np.ndarray]:
     for j in range(X.shape[1]):
         u = np.unique(X[:, j])
         if u.shape[0] > max_bins:
-            u = np.unique(np.quantile(X[:, j], np.linspace(0.0, 1.0, max_bins + 1), method="inverted_cdf"))
+            u = np.unique(
+                np.quantile(X[:, j], np.linspace(0.0, 1.0, max_bins + 1), method="inverted_cdf")
+            )
         out.append(0.5 * (u[1:] + u[:-1]))
     return out
 
@@ -119,8 +121,22 @@ def _best_split(Xb, target, weight, idx, start, end, n_bins, features, min_leaf_
 
 
 @numba.njit(cache=True)
-def grow_tree(Xb, target, weight, idx, n_bins, max_depth, min_leaf_weight, n_try,
-              feat, thr, left, right, seg_start, seg_end):
+def grow_tree(
+    Xb,
+    target,
+    weight,
+    idx,
+    n_bins,
+    max_depth,
+    min_leaf_weight,
+    n_try,
+    feat,
+    thr,
+    left,
+    right,
+    seg_start,
+    seg_end,
+):
     """Grow one tree in place. Node arrays (feat, thr, left, right, seg_start, seg_end) must have room
     for 2 n - 1 nodes; feat = -1 marks a leaf. n_try < n_features draws a random feature subset per
     node (numba's global generator, seeded by the caller). Returns the number of nodes."""
@@ -237,8 +253,22 @@ def fit_quantile_boosting(Xb, y, n_bins, taus, n_estimators, learning_rate, max_
             for i in range(n):
                 grad[i] = tau - (1.0 if y[i] < F[i] else 0.0)
             idx = np.arange(n)
-            n_nodes = grow_tree(Xb, grad, weight, idx, n_bins, max_depth, min_leaf, Xb.shape[1],
-                                feat[t, m], thr[t, m], left[t, m], right[t, m], seg_start, seg_end)
+            n_nodes = grow_tree(
+                Xb,
+                grad,
+                weight,
+                idx,
+                n_bins,
+                max_depth,
+                min_leaf,
+                Xb.shape[1],
+                feat[t, m],
+                thr[t, m],
+                left[t, m],
+                right[t, m],
+                seg_start,
+                seg_end,
+            )
             for node in range(n_nodes):
                 if feat[t, m, node] >= 0:
                     continue
@@ -295,13 +325,29 @@ def fit_forest(Xb, y, n_bins, n_estimators, min_leaf, n_try, seed):
         for _ in range(n):
             weight[np.random.randint(n)] += 1.0
         perm[m] = np.arange(n)
-        grow_tree(Xb, y, weight, perm[m], n_bins, big_depth, min_leaf, n_try,
-                  feat[m], thr[m], left[m], right[m], seg_start[m], seg_end[m])
+        grow_tree(
+            Xb,
+            y,
+            weight,
+            perm[m],
+            n_bins,
+            big_depth,
+            min_leaf,
+            n_try,
+            feat[m],
+            thr[m],
+            left[m],
+            right[m],
+            seg_start[m],
+            seg_end[m],
+        )
     return feat, thr, left, right, seg_start, seg_end, perm
 
 
 @numba.njit(cache=True)
-def predict_forest_quantiles(Xb, y_order, y_sorted, feat, thr, left, right, seg_start, seg_end, perm, taus):
+def predict_forest_quantiles(
+    Xb, y_order, y_sorted, feat, thr, left, right, seg_start, seg_end, perm, taus
+):
     """Quantile regression forest: weights w_i(x) = mean over trees of 1[i in leaf(x)] / #leaf(x);
     returns inf{y : sum_{y_i <= y} w_i(x) >= tau} for each tau (y_order = argsort of training y,
     y_sorted = y[y_order])."""

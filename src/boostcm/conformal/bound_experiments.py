@@ -31,8 +31,15 @@ from .bounds import (
 )
 from .mixing import lagged_window_beta, two_state_beta
 
-__all__ = ["SETTINGS", "setting_beta", "correction_curves", "worst_case_bounds", "hmm_coverage_run",
-           "coverage_chunk", "aggregate_chunks"]
+__all__ = [
+    "SETTINGS",
+    "setting_beta",
+    "correction_curves",
+    "worst_case_bounds",
+    "hmm_coverage_run",
+    "coverage_chunk",
+    "aggregate_chunks",
+]
 
 SETTINGS = {
     "authors": ("authors", "chain"),
@@ -52,7 +59,13 @@ def setting_beta(setting: str, one_minus_p: float, max_lag: int, n_lags: int) ->
 
 
 def correction_curves(
-    n_cal_grid, one_minus_p, *, alpha: float, n_lags: int, deltas, fixed_delta: float,
+    n_cal_grid,
+    one_minus_p,
+    *,
+    alpha: float,
+    n_lags: int,
+    deltas,
+    fixed_delta: float,
     settings=("authors", "proven_chain", "proven_window"),
 ) -> pd.DataFrame:
     """CP-F4.2a: correction eps_cal + delta_cal + beta(n_cal + 1) (Thm 4.5, first test point).
@@ -77,24 +90,67 @@ def correction_curves(
                 else:
                     corr, d = best_marginal_correction(alpha, n, b, deltas, convention=conv)
                 e = eps_cal(n, d, b, alpha=alpha, convention=conv)
-                rows.append(dict(one_minus_p=float(omp), n_cal=n, setting=s, correction=corr,
-                                 delta_cal=d, eps_cal=e.value, decoupling=float(b[n + 1]),
-                                 a=e.a, m=e.m, r=e.k, method=e.method))
+                rows.append(
+                    dict(
+                        one_minus_p=float(omp),
+                        n_cal=n,
+                        setting=s,
+                        correction=corr,
+                        delta_cal=d,
+                        eps_cal=e.value,
+                        decoupling=float(b[n + 1]),
+                        a=e.a,
+                        m=e.m,
+                        r=e.k,
+                        method=e.method,
+                    )
+                )
     for n in n_cal_grid:
         n = int(n)
         iid_opt = min((iid_eps(n, d) + d, d) for d in deltas)
-        rows.append(dict(one_minus_p=0.5, n_cal=n, setting="iid_optimised_delta",
-                         correction=iid_opt[0], delta_cal=iid_opt[1], eps_cal=iid_opt[0] - iid_opt[1],
-                         decoupling=0.0, a=0, m=0, r=1, method="iid"))
-        rows.append(dict(one_minus_p=0.5, n_cal=n, setting="iid_fixed_delta",
-                         correction=iid_eps(n, fixed_delta) + fixed_delta, delta_cal=fixed_delta,
-                         eps_cal=iid_eps(n, fixed_delta), decoupling=0.0, a=0, m=0, r=1, method="iid"))
+        rows.append(
+            dict(
+                one_minus_p=0.5,
+                n_cal=n,
+                setting="iid_optimised_delta",
+                correction=iid_opt[0],
+                delta_cal=iid_opt[1],
+                eps_cal=iid_opt[0] - iid_opt[1],
+                decoupling=0.0,
+                a=0,
+                m=0,
+                r=1,
+                method="iid",
+            )
+        )
+        rows.append(
+            dict(
+                one_minus_p=0.5,
+                n_cal=n,
+                setting="iid_fixed_delta",
+                correction=iid_eps(n, fixed_delta) + fixed_delta,
+                delta_cal=fixed_delta,
+                eps_cal=iid_eps(n, fixed_delta),
+                decoupling=0.0,
+                a=0,
+                m=0,
+                r=1,
+                method="iid",
+            )
+        )
     return pd.DataFrame(rows)
 
 
 def worst_case_bounds(
-    one_minus_p, *, alpha: float, n_cal: int, n_test: int, delta_cal: float, delta_test: float,
-    n_lags: int, settings=("authors", "proven_chain", "proven_window"),
+    one_minus_p,
+    *,
+    alpha: float,
+    n_cal: int,
+    n_test: int,
+    delta_cal: float,
+    delta_test: float,
+    n_lags: int,
+    settings=("authors", "proven_chain", "proven_window"),
 ) -> pd.DataFrame:
     """CP-F4.2b: Theorem 4.6 lower bound 1 - alpha - eps_cal - eps_test (probability
     >= 1 - delta_cal - delta_test) per dependence level and setting (-inf when vacuous)."""
@@ -106,18 +162,38 @@ def worst_case_bounds(
             b = setting_beta(s, omp, max_lag, n_lags)
             ec = eps_cal(n_cal, delta_cal, b, alpha=alpha, convention=conv)
             et = eps_test(n_test, delta_test, b, n_cal, alpha=alpha, convention=conv)
-            rows.append(dict(
-                one_minus_p=float(omp), setting=s, eps_cal=ec.value, eps_test=et.value,
-                bound=empirical_coverage_bound(alpha, n_cal, n_test, delta_cal, delta_test, b,
-                                               convention=conv),
-                cal_a=ec.a, cal_m=ec.m, cal_r=ec.k, test_a=et.a, test_m=et.m, test_s=et.k,
-            ))
+            rows.append(
+                dict(
+                    one_minus_p=float(omp),
+                    setting=s,
+                    eps_cal=ec.value,
+                    eps_test=et.value,
+                    bound=empirical_coverage_bound(
+                        alpha, n_cal, n_test, delta_cal, delta_test, b, convention=conv
+                    ),
+                    cal_a=ec.a,
+                    cal_m=ec.m,
+                    cal_r=ec.k,
+                    test_a=et.a,
+                    test_m=et.m,
+                    test_s=et.k,
+                )
+            )
     return pd.DataFrame(rows)
 
 
 def hmm_coverage_run(
-    one_minus_p: float, seed_index: int, *, seed: int, n_train: int, n_cal: int, n_test: int,
-    n_lags: int, alpha: float, model: str = "boosting", model_params: dict | None = None,
+    one_minus_p: float,
+    seed_index: int,
+    *,
+    seed: int,
+    n_train: int,
+    n_cal: int,
+    n_test: int,
+    n_lags: int,
+    alpha: float,
+    model: str = "boosting",
+    model_params: dict | None = None,
 ) -> dict:
     """One simulated series of the HMM (p = q = 1 - one_minus_p), split CQR in time order, and its
     empirical test coverage (1/n_test) sum 1[Y_i in C(X_i)]. The stream is derived from
@@ -130,12 +206,17 @@ def hmm_coverage_run(
     rng = derive_rng(seed, "CP-F4.2b", f"{float(one_minus_p):.6g}", int(seed_index))
     series = simulate_hmm(n_train + n_cal + n_test + n_lags, p, rng=rng)
     X, y = lagged_design(series, n_lags)
-    est = make_quantile_model(model, alpha=alpha, seed=int(rng.integers(2**31 - 1)),
-                              **(model_params or {}))
+    est = make_quantile_model(
+        model, alpha=alpha, seed=int(rng.integers(2**31 - 1)), **(model_params or {})
+    )
     res = split_cqr(est, X, y, n_train, n_cal, alpha, n_test=n_test)
-    return dict(one_minus_p=float(one_minus_p), seed_index=int(seed_index),
-                coverage=float(np.mean(res.covered)), threshold=float(res.threshold),
-                mean_width=float(np.mean(res.upper - res.lower)))
+    return dict(
+        one_minus_p=float(one_minus_p),
+        seed_index=int(seed_index),
+        coverage=float(np.mean(res.covered)),
+        threshold=float(res.threshold),
+        mean_width=float(np.mean(res.upper - res.lower)),
+    )
 
 
 def coverage_chunk(one_minus_p: float, seed_indices, **kwargs) -> pd.DataFrame:
@@ -143,7 +224,17 @@ def coverage_chunk(one_minus_p: float, seed_indices, **kwargs) -> pd.DataFrame:
     return pd.DataFrame([hmm_coverage_run(one_minus_p, i, **kwargs) for i in seed_indices])
 
 
-SHARED_SETTINGS = ("seed", "n_train", "n_cal", "n_test", "n_lags", "alpha", "model", "n_seeds", "chunk_size")
+SHARED_SETTINGS = (
+    "seed",
+    "n_train",
+    "n_cal",
+    "n_test",
+    "n_lags",
+    "alpha",
+    "model",
+    "n_seeds",
+    "chunk_size",
+)
 
 
 def aggregate_chunks(paths) -> tuple[pd.DataFrame, dict]:
@@ -190,9 +281,17 @@ def main(argv=None) -> int:
             hi = min(lo + args.chunk_size, args.n_seeds)
             if lo >= hi:
                 raise ValueError(f"chunk {args.chunk} is empty for {args.n_seeds} seeds")
-            df = coverage_chunk(args.one_minus_p, range(lo, hi), seed=args.seed,
-                                n_train=args.n_train, n_cal=args.n_cal, n_test=args.n_test,
-                                n_lags=args.n_lags, alpha=args.alpha, model=args.model)
+            df = coverage_chunk(
+                args.one_minus_p,
+                range(lo, hi),
+                seed=args.seed,
+                n_train=args.n_train,
+                n_cal=args.n_cal,
+                n_test=args.n_test,
+                n_lags=args.n_lags,
+                alpha=args.alpha,
+                model=args.model,
+            )
             write_parquet(args.out, df, {k: v for k, v in vars(args).items() if k != "out"})
         else:
             df, settings = aggregate_chunks(args.inputs)
@@ -205,4 +304,3 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())
-

@@ -357,7 +357,11 @@ def best_marginal_correction(
     for delta in d:
         check_probability(delta, "delta_cal")
     iid = convention != "authors" and _is_iid(b)
-    sig2 = None if (iid or n < 2) else sigma_tilde_squared(b, n // 2, _variance_factor(convention, alpha))
+    sig2 = (
+        None
+        if (iid or n < 2)
+        else sigma_tilde_squared(b, n // 2, _variance_factor(convention, alpha))
+    )
     best = (math.inf, float(d[0]))
     for delta in d:
         if iid:
@@ -398,7 +402,15 @@ def eps_cal_conditional(
         return BlockingBound(math.inf, 0, 0, 0, "infeasible")
     proven = convention == "proven"
     res = _minimise_conditional(
-        n, delta, b, 0.0, True, gamma, float(d), math.log(4.0 if proven else 2.0), 16.0,
+        n,
+        delta,
+        b,
+        0.0,
+        True,
+        gamma,
+        float(d),
+        math.log(4.0 if proven else 2.0),
+        16.0,
         0 if proven else -1,
     )
     return _wrap(*res, calibration=True)
@@ -430,7 +442,15 @@ def eps_test_conditional(
         return BlockingBound(math.inf, 0, 0, 0, "infeasible")
     proven = convention == "proven"
     res = _minimise_conditional(
-        n, delta, b, float(b[n_cal]), False, gamma, float(d), math.log(4.0 if proven else 2.0),
-        8.0, 0,
+        n,
+        delta,
+        b,
+        float(b[n_cal]),
+        False,
+        gamma,
+        float(d),
+        math.log(4.0 if proven else 2.0),
+        8.0,
+        0,
     )
     return _wrap(*res, calibration=False)

@@ -20,10 +20,19 @@ def _simulate(args) -> None:
     from .simulation import simulate_coverage
 
     t0 = time.process_time()
-    df = simulate_coverage(args.process, args.param, args.model, range(args.first, args.first + args.count),
-                           seed=args.seed, n_lags=args.n_lags, n_train=args.n_train, n_cal=args.n_cal,
-                           n_test=args.n_test, alpha=args.alpha,
-                           finite_sample_correction=args.finite_sample_correction)
+    df = simulate_coverage(
+        args.process,
+        args.param,
+        args.model,
+        range(args.first, args.first + args.count),
+        seed=args.seed,
+        n_lags=args.n_lags,
+        n_train=args.n_train,
+        n_cal=args.n_cal,
+        n_test=args.n_test,
+        alpha=args.alpha,
+        finite_sample_correction=args.finite_sample_correction,
+    )
     meta = {k: v for k, v in vars(args).items() if k != "func"}
     meta["cpu_seconds"] = time.process_time() - t0
     write_parquet(args.out, df, meta)
@@ -34,14 +43,19 @@ def _aggregate(args) -> None:
 
     if not args.chunks:
         raise ValueError("no chunk files given")
-    table = aggregate_coverage(pd.concat([pd.read_parquet(p) for p in args.chunks], ignore_index=True))
+    table = aggregate_coverage(
+        pd.concat([pd.read_parquet(p) for p in args.chunks], ignore_index=True)
+    )
     with atomic_path(args.out) as tmp:
         table.to_csv(tmp, index=False)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="boostcm conformal", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="boostcm conformal",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("simulate", help="one chunk of coverage simulations -> parquet")
     s.add_argument("--process", required=True, choices=["ar1", "hmm"])

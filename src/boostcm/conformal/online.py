@@ -17,9 +17,18 @@ from boostcm._validation import check_finite_1d, check_finite_2d, check_probabil
 from .split import calibrate, cqr_scores
 
 
-def sliding_window_cqr(X, y, model_factory: Callable[[int], object], n_train: int, n_cal: int,
-                       alpha: float, step: int = 1, start: int | None = None, stop: int | None = None,
-                       finite_sample_correction: bool = False) -> pd.DataFrame:
+def sliding_window_cqr(
+    X,
+    y,
+    model_factory: Callable[[int], object],
+    n_train: int,
+    n_cal: int,
+    alpha: float,
+    step: int = 1,
+    start: int | None = None,
+    stop: int | None = None,
+    finite_sample_correction: bool = False,
+) -> pd.DataFrame:
     """Rows (index, lower, upper, y, covered, threshold, window) for test indices start..stop-1.
 
     model_factory(window_number) returns a fresh, unfitted quantile model (seed it from the window
@@ -39,20 +48,34 @@ def sliding_window_cqr(X, y, model_factory: Callable[[int], object], n_train: in
     start = first if start is None else int(start)
     stop = n if stop is None else int(stop)
     if first >= n:
-        raise ValueError(f"windows of n_train={n_train} + n_cal={n_cal} do not fit in a series of {n} pairs "
-                         "with at least one test point")
+        raise ValueError(
+            f"windows of n_train={n_train} + n_cal={n_cal} do not fit in a series of {n} pairs "
+            "with at least one test point"
+        )
     if start < first or stop > n or start >= stop:
-        raise ValueError(f"test range [{start}, {stop}) must lie in [{first}, {n}) and be non-empty")
+        raise ValueError(
+            f"test range [{start}, {stop}) must lie in [{first}, {n}) and be non-empty"
+        )
     parts = []
     for w, t in enumerate(range(start, stop, step)):
         end = min(t + step, stop)
         model = model_factory(w)
-        model.fit(X[t - n_cal - n_train:t - n_cal], y[t - n_cal - n_train:t - n_cal])
-        lo_c, hi_c = model.predict_interval(X[t - n_cal:t])
-        q = calibrate(cqr_scores(y[t - n_cal:t], lo_c, hi_c), alpha, finite_sample_correction)
+        model.fit(X[t - n_cal - n_train : t - n_cal], y[t - n_cal - n_train : t - n_cal])
+        lo_c, hi_c = model.predict_interval(X[t - n_cal : t])
+        q = calibrate(cqr_scores(y[t - n_cal : t], lo_c, hi_c), alpha, finite_sample_correction)
         lo, hi = model.predict_interval(X[t:end])
-        parts.append(pd.DataFrame({"index": np.arange(t, end), "lower": lo - q, "upper": hi + q,
-                                   "y": y[t:end], "threshold": q, "window": w}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "index": np.arange(t, end),
+                    "lower": lo - q,
+                    "upper": hi + q,
+                    "y": y[t:end],
+                    "threshold": q,
+                    "window": w,
+                }
+            )
+        )
     out = pd.concat(parts, ignore_index=True)
     out["covered"] = (out["y"] >= out["lower"]) & (out["y"] <= out["upper"])
     return out

@@ -39,7 +39,9 @@ def simulate_ar1(n: int, lam: float, rng: np.random.Generator) -> np.ndarray:
     n = _check_length(n)
     lam = float(lam)
     if not np.isfinite(lam) or abs(lam) >= 1.0:
-        raise ValueError(f"AR(1) coefficient must satisfy |lam| < 1 for a stationary start, got {lam}")
+        raise ValueError(
+            f"AR(1) coefficient must satisfy |lam| < 1 for a stationary start, got {lam}"
+        )
     w0 = rng.standard_normal() / np.sqrt(1.0 - lam * lam)
     eps = rng.standard_normal(n - 1)
     return np.concatenate(([w0], _ar1_recursion(lam, w0, eps)))

@@ -52,7 +52,9 @@ class QuantileModel:
             raise ValueError(f"{type(self).__name__} is not fitted yet: call fit(X, y) first")
         X = check_finite_2d(X, "X")
         if X.shape[1] != self.n_features_:
-            raise ValueError(f"X has {X.shape[1]} features but the model was fitted on {self.n_features_}")
+            raise ValueError(
+                f"X has {X.shape[1]} features but the model was fitted on {self.n_features_}"
+            )
         return self._predict(X)
 
     def predict_interval(self, X):
@@ -76,11 +78,26 @@ class QuantileGradientBoosting(QuantileModel):
 
     name = "boosting"
 
-    def __init__(self, alpha=0.1, seed=0, n_estimators=100, learning_rate=0.1, max_depth=5,
-                 min_samples_leaf=20, max_bins=64):
+    def __init__(
+        self,
+        alpha=0.1,
+        seed=0,
+        n_estimators=100,
+        learning_rate=0.1,
+        max_depth=5,
+        min_samples_leaf=20,
+        max_bins=64,
+    ):
         super().__init__(alpha, seed)
-        if n_estimators < 1 or not (0 < learning_rate <= 1) or max_depth < 1 or min_samples_leaf < 1:
-            raise ValueError("n_estimators, max_depth, min_samples_leaf must be >= 1 and learning_rate in (0, 1]")
+        if (
+            n_estimators < 1
+            or not (0 < learning_rate <= 1)
+            or max_depth < 1
+            or min_samples_leaf < 1
+        ):
+            raise ValueError(
+                "n_estimators, max_depth, min_samples_leaf must be >= 1 and learning_rate in (0, 1]"
+            )
         if not (2 <= max_bins <= 256):
             raise ValueError(f"max_bins must lie in [2, 256], got {max_bins}")
         self.n_estimators = int(n_estimators)
@@ -94,8 +111,15 @@ class QuantileGradientBoosting(QuantileModel):
         Xb = _trees.apply_bins(X, self._thr)
         n_bins = np.array([t.shape[0] + 1 for t in self._thr], dtype=np.int64)
         self._model = _trees.fit_quantile_boosting(
-            Xb, y, n_bins, self.levels, self.n_estimators, self.learning_rate, self.max_depth,
-            float(self.min_samples_leaf))
+            Xb,
+            y,
+            n_bins,
+            self.levels,
+            self.n_estimators,
+            self.learning_rate,
+            self.max_depth,
+            float(self.min_samples_leaf),
+        )
 
     def _predict(self, X):
         return _trees.predict_boosting(_trees.apply_bins(X, self._thr), *self._model)
@@ -110,11 +134,20 @@ class QuantileRandomForest(QuantileModel):
 
     name = "forest"
 
-    def __init__(self, alpha=0.1, seed=0, n_estimators=100, max_features=1 / 3, min_samples_leaf=5,
-                 max_bins=255):
+    def __init__(
+        self,
+        alpha=0.1,
+        seed=0,
+        n_estimators=100,
+        max_features=1 / 3,
+        min_samples_leaf=5,
+        max_bins=255,
+    ):
         super().__init__(alpha, seed)
         if n_estimators < 1 or min_samples_leaf < 1 or not (0 < max_features <= 1):
-            raise ValueError("n_estimators, min_samples_leaf must be >= 1 and max_features in (0, 1]")
+            raise ValueError(
+                "n_estimators, min_samples_leaf must be >= 1 and max_features in (0, 1]"
+            )
         if not (2 <= max_bins <= 256):
             raise ValueError(f"max_bins must lie in [2, 256], got {max_bins}")
         self.n_estimators = int(n_estimators)
@@ -128,14 +161,16 @@ class QuantileRandomForest(QuantileModel):
         n_bins = np.array([t.shape[0] + 1 for t in self._thr], dtype=np.int64)
         n_try = max(1, int(np.ceil(self.max_features * X.shape[1])))
         seed = int(np.random.SeedSequence(self.seed).generate_state(1)[0] % (2**31 - 1))
-        self._forest = _trees.fit_forest(Xb, y, n_bins, self.n_estimators, float(self.min_samples_leaf),
-                                         n_try, seed)
+        self._forest = _trees.fit_forest(
+            Xb, y, n_bins, self.n_estimators, float(self.min_samples_leaf), n_try, seed
+        )
         self._order = np.argsort(y, kind="stable")
         self._y_sorted = y[self._order]
 
     def _predict(self, X):
-        return _trees.predict_forest_quantiles(_trees.apply_bins(X, self._thr), self._order, self._y_sorted,
-                                               *self._forest, self.levels)
+        return _trees.predict_forest_quantiles(
+            _trees.apply_bins(X, self._thr), self._order, self._y_sorted, *self._forest, self.levels
+        )
 
 
 class PinballMLP(QuantileModel):
@@ -147,10 +182,20 @@ class PinballMLP(QuantileModel):
 
     name = "network"
 
-    def __init__(self, alpha=0.1, seed=0, hidden=(128, 64), epochs=100, batch_size=64, learning_rate=1e-3):
+    def __init__(
+        self, alpha=0.1, seed=0, hidden=(128, 64), epochs=100, batch_size=64, learning_rate=1e-3
+    ):
         super().__init__(alpha, seed)
-        if len(hidden) != 2 or min(hidden) < 1 or epochs < 1 or batch_size < 1 or learning_rate <= 0:
-            raise ValueError("hidden must be two positive widths; epochs, batch_size >= 1; learning_rate > 0")
+        if (
+            len(hidden) != 2
+            or min(hidden) < 1
+            or epochs < 1
+            or batch_size < 1
+            or learning_rate <= 0
+        ):
+            raise ValueError(
+                "hidden must be two positive widths; epochs, batch_size >= 1; learning_rate > 0"
+            )
         self.hidden = tuple(int(h) for h in hidden)
         self.epochs = int(epochs)
         self.batch_size = int(batch_size)
@@ -178,7 +223,7 @@ class PinballMLP(QuantileModel):
         for _ in range(self.epochs):
             order = rng.permutation(n)
             for s in range(0, n, self.batch_size):
-                bi = order[s:s + self.batch_size]
+                bi = order[s : s + self.batch_size]
                 xb, yb = Xs[bi], ys[bi]
                 W1, c1, W2, c2, W3, c3 = params
                 z1 = xb @ W1 + c1
@@ -214,11 +259,15 @@ class PinballMLP(QuantileModel):
         return (h @ W3 + c3).astype(np.float64) * self._ys + self._ym
 
 
-QUANTILE_MODELS = {cls.name: cls for cls in (QuantileGradientBoosting, QuantileRandomForest, PinballMLP)}
+QUANTILE_MODELS = {
+    cls.name: cls for cls in (QuantileGradientBoosting, QuantileRandomForest, PinballMLP)
+}
 
 
 def make_quantile_model(name: str, alpha: float = 0.1, seed: int = 0, **params) -> QuantileModel:
     """A fresh quantile model by name: 'boosting', 'forest' or 'network'."""
     if name not in QUANTILE_MODELS:
-        raise ValueError(f"unknown quantile model {name!r}; choose one of {sorted(QUANTILE_MODELS)}")
+        raise ValueError(
+            f"unknown quantile model {name!r}; choose one of {sorted(QUANTILE_MODELS)}"
+        )
     return QUANTILE_MODELS[name](alpha=alpha, seed=seed, **params)

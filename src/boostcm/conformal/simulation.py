@@ -73,9 +73,21 @@ def conditional_coverage_probability(process, param, series, states, target_inde
     raise ValueError(f"unknown process {process!r}; choose one of {PROCESSES}")
 
 
-def simulate_coverage(process: str, param: float, model: str, sims, *, seed: int, n_lags: int = 11,
-                      n_train: int = 1000, n_cal: int = 500, n_test: int = 1, alpha: float = 0.1,
-                      finite_sample_correction: bool = False, model_params: dict | None = None) -> pd.DataFrame:
+def simulate_coverage(
+    process: str,
+    param: float,
+    model: str,
+    sims,
+    *,
+    seed: int,
+    n_lags: int = 11,
+    n_train: int = 1000,
+    n_cal: int = 500,
+    n_test: int = 1,
+    alpha: float = 0.1,
+    finite_sample_correction: bool = False,
+    model_params: dict | None = None,
+) -> pd.DataFrame:
     """One row per simulation index in `sims`: empirical coverage of the test point(s), the exact
     conditional coverage probability, the conformal threshold and the mean interval width."""
     alpha = check_probability(alpha)
@@ -91,16 +103,38 @@ def simulate_coverage(process: str, param: float, model: str, sims, *, seed: int
         rng = derive_rng(seed, "conformal-data", process, key, int(s))
         series, states = _simulate(process, float(param), n, rng)
         X, y = lagged_design(series, n_lags)
-        model_seed = int(derive_seed_sequence(seed, "conformal-model", process, key, int(s), model).generate_state(1)[0])
+        model_seed = int(
+            derive_seed_sequence(
+                seed, "conformal-model", process, key, int(s), model
+            ).generate_state(1)[0]
+        )
         est = make_quantile_model(model, alpha=alpha, seed=model_seed, **(model_params or {}))
-        res = split_cqr(est, X, y, n_train, n_cal, alpha, n_test=n_test,
-                        finite_sample_correction=finite_sample_correction)
+        res = split_cqr(
+            est,
+            X,
+            y,
+            n_train,
+            n_cal,
+            alpha,
+            n_test=n_test,
+            finite_sample_correction=finite_sample_correction,
+        )
         target_pos = np.arange(n_train + n_cal, n_train + n_cal + n_test) + n_lags
-        cond = conditional_coverage_probability(process, float(param), series, states, target_pos,
-                                                res.lower, res.upper)
-        rows.append((int(s), float(res.covered.mean()), float(cond.mean()), res.threshold,
-                     float(np.mean(res.upper - res.lower))))
-    df = pd.DataFrame(rows, columns=["sim", "coverage", "conditional_probability", "threshold", "width"])
+        cond = conditional_coverage_probability(
+            process, float(param), series, states, target_pos, res.lower, res.upper
+        )
+        rows.append(
+            (
+                int(s),
+                float(res.covered.mean()),
+                float(cond.mean()),
+                res.threshold,
+                float(np.mean(res.upper - res.lower)),
+            )
+        )
+    df = pd.DataFrame(
+        rows, columns=["sim", "coverage", "conditional_probability", "threshold", "width"]
+    )
     df.insert(0, "model", model)
     df.insert(0, "param", float(param))
     df.insert(0, "process", process)
@@ -124,9 +158,14 @@ def aggregate_coverage(df: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         raise ValueError("no simulation results to aggregate")
     g = df.groupby(["process", "param", "model"], sort=True)
-    out = g.agg(n_sims=("sim", "size"), coverage=("coverage", "mean"), coverage_sd=("coverage", "std"),
-                conditional_probability=("conditional_probability", "mean"),
-                conditional_sd=("conditional_probability", "std"), width=("width", "mean")).reset_index()
+    out = g.agg(
+        n_sims=("sim", "size"),
+        coverage=("coverage", "mean"),
+        coverage_sd=("coverage", "std"),
+        conditional_probability=("conditional_probability", "mean"),
+        conditional_sd=("conditional_probability", "std"),
+        width=("width", "mean"),
+    ).reset_index()
     out["coverage_se"] = out["coverage_sd"].fillna(0.0) / np.sqrt(out["n_sims"])
     out["conditional_se"] = out["conditional_sd"].fillna(0.0) / np.sqrt(out["n_sims"])
     lo, hi = wilson_interval(np.round(out["coverage"] * out["n_sims"]), out["n_sims"], 0.99)

@@ -56,7 +56,9 @@ def cqr_scores(y, lower, upper) -> np.ndarray:
     lower = check_finite_1d(lower, "lower quantile predictions")
     upper = check_finite_1d(upper, "upper quantile predictions")
     if not (y.shape == lower.shape == upper.shape):
-        raise ValueError(f"y, lower and upper must have the same length, got {y.shape}, {lower.shape}, {upper.shape}")
+        raise ValueError(
+            f"y, lower and upper must have the same length, got {y.shape}, {lower.shape}, {upper.shape}"
+        )
     return np.maximum(lower - y, y - upper)
 
 
@@ -65,7 +67,9 @@ def absolute_residual_scores(y, prediction) -> np.ndarray:
     y = check_finite_1d(y, "y")
     prediction = check_finite_1d(prediction, "prediction")
     if y.shape != prediction.shape:
-        raise ValueError(f"y and prediction must have the same length, got {y.shape} and {prediction.shape}")
+        raise ValueError(
+            f"y and prediction must have the same length, got {y.shape} and {prediction.shape}"
+        )
     return np.abs(y - prediction)
 
 
@@ -105,8 +109,17 @@ def split_indices(n: int, n_train: int, n_cal: int, n_test: int | None = None):
     return i_train, i_cal, i_test
 
 
-def split_cqr(model, X, y, n_train: int, n_cal: int, alpha: float, n_test: int | None = None,
-              finite_sample_correction: bool = False, y_test_known: bool = True) -> SplitCQRResult:
+def split_cqr(
+    model,
+    X,
+    y,
+    n_train: int,
+    n_cal: int,
+    alpha: float,
+    n_test: int | None = None,
+    finite_sample_correction: bool = False,
+    y_test_known: bool = True,
+) -> SplitCQRResult:
     """Split CQR in time order: fit `model` (a quantile model, see quantile_models) on the first n_train
     rows, calibrate on the next n_cal, predict intervals for the following n_test rows (default: all
     remaining). `model` must not be fitted yet; it is fitted in place."""
@@ -127,8 +140,9 @@ def split_cqr(model, X, y, n_train: int, n_cal: int, alpha: float, n_test: int |
     return SplitCQRResult(lower, upper, q, None, None)
 
 
-def conditional_thresholds(scores_cal, membership_cal, alpha: float,
-                           finite_sample_correction: bool = False) -> np.ndarray:
+def conditional_thresholds(
+    scores_cal, membership_cal, alpha: float, finite_sample_correction: bool = False
+) -> np.ndarray:
     """q_{1-alpha,cal}(A) for each set A: the quantile (4.1) over calibration points with X_i in A.
 
     membership_cal: boolean (n_cal, n_sets) matrix, column j = 1[X_i in A_j]. Raises if a set holds
@@ -140,11 +154,17 @@ def conditional_thresholds(scores_cal, membership_cal, alpha: float,
     if mem.ndim == 1:
         mem = mem[:, None]
     if mem.ndim != 2 or mem.shape[0] != s.shape[0]:
-        raise ValueError(f"membership must be (n_cal, n_sets) with n_cal={s.shape[0]}, got {mem.shape}")
+        raise ValueError(
+            f"membership must be (n_cal, n_sets) with n_cal={s.shape[0]}, got {mem.shape}"
+        )
     counts = mem.sum(axis=0)
     if np.any(counts == 0):
-        raise ValueError(f"the calibration set is empty for set(s) {np.flatnonzero(counts == 0).tolist()} (n_cal(A) = 0)")
-    return np.array([calibrate(s[mem[:, j]], alpha, finite_sample_correction) for j in range(mem.shape[1])])
+        raise ValueError(
+            f"the calibration set is empty for set(s) {np.flatnonzero(counts == 0).tolist()} (n_cal(A) = 0)"
+        )
+    return np.array(
+        [calibrate(s[mem[:, j]], alpha, finite_sample_correction) for j in range(mem.shape[1])]
+    )
 
 
 def conditional_coverage(scores_test, membership_test, thresholds) -> np.ndarray:
@@ -155,7 +175,9 @@ def conditional_coverage(scores_test, membership_test, thresholds) -> np.ndarray
         mem = mem[:, None]
     thr = np.asarray(thresholds, dtype=np.float64).reshape(-1)
     if mem.shape != (s.shape[0], thr.shape[0]):
-        raise ValueError(f"membership must be (n_test, n_sets) = ({s.shape[0]}, {thr.shape[0]}), got {mem.shape}")
+        raise ValueError(
+            f"membership must be (n_test, n_sets) = ({s.shape[0]}, {thr.shape[0]}), got {mem.shape}"
+        )
     hits = (s[:, None] <= thr[None, :]) & mem
     n_in = mem.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -171,7 +193,9 @@ def rank_one_out_thresholds(scores_test, alpha: float) -> np.ndarray:
     s = check_finite_1d(scores_test, "test scores")
     n = s.shape[0]
     if n < 2:
-        raise ValueError("rank-one-out needs at least 2 test points (the others form the calibration set)")
+        raise ValueError(
+            "rank-one-out needs at least 2 test points (the others form the calibration set)"
+        )
     k = quantile_rank(n - 1, 1.0 - alpha)
     if k == 0:
         return np.full(n, -np.inf)
@@ -195,7 +219,9 @@ def rcps_threshold(lambdas, risks, alpha: float) -> float:
     lam = check_finite_1d(lambdas, "lambdas")
     r = np.asarray(risks, dtype=np.float64)
     if r.shape != lam.shape or not np.all(np.isfinite(r)):
-        raise ValueError(f"risks must be finite with the same shape as lambdas {lam.shape}, got {r.shape}")
+        raise ValueError(
+            f"risks must be finite with the same shape as lambdas {lam.shape}, got {r.shape}"
+        )
     order = np.argsort(lam, kind="stable")
     lam, r = lam[order], r[order]
     bad = np.flatnonzero(r >= alpha)

@@ -25,9 +25,21 @@ from .processing import LABEL, dataset_metadata, process_dataset
 DATA_DIR_ENV = "BOOSTCM_DATA_DIR"
 
 __all__ = [
-    "ChecksumError", "FetchError", "ParseError", "UnknownDatasetError", "LABEL",
-    "dataset_entry", "dataset_metadata", "dataset_names", "fetch_dataset", "load_catalog",
-    "load_dataset", "load_records", "processed_path", "process_dataset", "resolve_mirror",
+    "ChecksumError",
+    "FetchError",
+    "ParseError",
+    "UnknownDatasetError",
+    "LABEL",
+    "dataset_entry",
+    "dataset_metadata",
+    "dataset_names",
+    "fetch_dataset",
+    "load_catalog",
+    "load_dataset",
+    "load_records",
+    "processed_path",
+    "process_dataset",
+    "resolve_mirror",
 ]
 
 

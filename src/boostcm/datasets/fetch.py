@@ -77,7 +77,9 @@ def _fetch_file(name, entry, spec, raw_dir: Path, mirror_dir, lock: Path, retrie
         log.info("%s: copied %s from the mirror", name, rel)
     elif spec.get("manual") or not spec.get("url"):
         where = f"{mirror_dir}/{rel}" if mirror_dir else f"<mirror>/{rel}"
-        how = entry.get("manual") or "this file has no download URL; it can only come from a mirror."
+        how = (
+            entry.get("manual") or "this file has no download URL; it can only come from a mirror."
+        )
         raise FetchError(
             f"{name}: {rel} must be downloaded by hand. {how} (expected at {where} or {target})"
         )
@@ -101,7 +103,9 @@ def _verify(path: Path, expected: str | None, what: str) -> None:
         return
     got = sha256_file(path)
     if got != expected:
-        raise ChecksumError(f"checksum mismatch for {what}: sha256 {got}, expected {expected}; the file is not used")
+        raise ChecksumError(
+            f"checksum mismatch for {what}: sha256 {got}, expected {expected}; the file is not used"
+        )
 
 
 def _download(url: str, dest: Path, retries: int, name: str, rel: str, target: Path) -> None:
@@ -133,7 +137,11 @@ def _locked_hash(lock: Path, rel: str) -> str | None:
 
 
 def _record_lock(lock: Path, rel: str, digest: str) -> None:
-    lines = lock.read_text().splitlines() if lock.is_file() else ["# path\tsha256 (trust on first download)"]
+    lines = (
+        lock.read_text().splitlines()
+        if lock.is_file()
+        else ["# path\tsha256 (trust on first download)"]
+    )
     lines = [ln for ln in lines if not ln.startswith(rel + "\t")] + [f"{rel}\t{digest}"]
     with atomic_path(lock) as tmp:
         tmp.write_text("\n".join(lines) + "\n")

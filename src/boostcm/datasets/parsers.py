@@ -41,7 +41,9 @@ def parse_libsvm(path, compression: str | None = None) -> tuple[pd.DataFrame, pd
     if not lines:
         raise ParseError(f"{path}: no data lines")
     try:
-        X, y, *_ = load_svmlight_file(io.BytesIO(b"\n".join(lines) + b"\n"), zero_based=False, query_id=True)
+        X, y, *_ = load_svmlight_file(
+            io.BytesIO(b"\n".join(lines) + b"\n"), zero_based=False, query_id=True
+        )
     except ValueError as exc:
         raise ParseError(f"{path}: not valid LIBSVM format ({exc})") from exc
     X = X.toarray()
@@ -99,7 +101,9 @@ def parse_rda(path, records: str, identity: str) -> pd.DataFrame:
     except Exception as exc:
         raise ParseError(f"{path}: cannot be read as R data ({exc})") from exc
     if records not in objs or identity not in objs:
-        raise ParseError(f"{path}: expected objects {records!r} and {identity!r}, found {list(objs)}")
+        raise ParseError(
+            f"{path}: expected objects {records!r} and {identity!r}, found {list(objs)}"
+        )
     df = objs[records].reset_index(drop=True)
     ident = objs[identity].iloc[:, 0].to_numpy()
     if len(ident) != len(df):
@@ -123,7 +127,9 @@ def parse_records_csv(path, entity_column: str, id_column: str | None = None) ->
 def parse_histdata_m1(path) -> pd.DataFrame:
     """HistData ASCII 1-minute bars ``YYYYMMDD HHMMSS;open;high;low;close;volume`` (EST, no DST)."""
     try:
-        df = pd.read_csv(path, sep=";", header=None, names=["time", "open", "high", "low", "close", "volume"])
+        df = pd.read_csv(
+            path, sep=";", header=None, names=["time", "open", "high", "low", "close", "volume"]
+        )
         df["time"] = pd.to_datetime(df["time"], format="%Y%m%d %H%M%S")
     except Exception as exc:
         raise ParseError(f"{path}: not a HistData 1-minute ASCII file ({exc})") from exc

@@ -49,13 +49,23 @@ def encode_features(features: pd.DataFrame, parser: dict) -> pd.DataFrame:
     else:
         cats = [features.columns[c] if isinstance(c, int) else c for c in (one_hot or [])]
     if cats:
-        features = pd.get_dummies(features.astype({c: "string" for c in cats}), columns=cats, dummy_na=True)
+        features = pd.get_dummies(
+            features.astype({c: "string" for c in cats}), columns=cats, dummy_na=True
+        )
         features.columns = [str(c) for c in features.columns]
         dummies = [c for c in features.columns if c.split("_")[0] in {str(k) for k in cats}]
         features = features.drop(columns=[c for c in dummies if not features[c].any()])
-    non_numeric = [c for c in features.columns if not (pd.api.types.is_numeric_dtype(features[c]) or pd.api.types.is_bool_dtype(features[c]))]
+    non_numeric = [
+        c
+        for c in features.columns
+        if not (
+            pd.api.types.is_numeric_dtype(features[c]) or pd.api.types.is_bool_dtype(features[c])
+        )
+    ]
     if non_numeric:
-        raise parsers.ParseError(f"non-numeric feature columns {non_numeric[:5]}; declare them in `one_hot`")
+        raise parsers.ParseError(
+            f"non-numeric feature columns {non_numeric[:5]}; declare them in `one_hot`"
+        )
     features = features.astype(np.float64)
     if features.isna().any().any():
         if parser.get("impute") != "median":
@@ -66,7 +76,9 @@ def encode_features(features: pd.DataFrame, parser: dict) -> pd.DataFrame:
     return features
 
 
-def read_classification(name: str, raw_dir, catalog: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+def read_classification(
+    name: str, raw_dir, catalog: str | None = None
+) -> tuple[pd.DataFrame, np.ndarray]:
     """Parse and encode a classification dataset from its raw files."""
     entry = dataset_entry(name, catalog)
     p = entry["parser"]
@@ -75,10 +87,22 @@ def read_classification(name: str, raw_dir, catalog: str | None = None) -> tuple
     if fmt == "libsvm":
         features, raw = parsers.parse_libsvm(path, p.get("compression"))
     elif fmt == "csv":
-        features, raw = parsers.parse_csv(path, entry["label"].get("column", -1), header=p.get("header"), sep=p.get("sep", ","),
-                                          na_values=p.get("na_values"), drop=p.get("drop", ()), compression=p.get("compression"))
+        features, raw = parsers.parse_csv(
+            path,
+            entry["label"].get("column", -1),
+            header=p.get("header"),
+            sep=p.get("sep", ","),
+            na_values=p.get("na_values"),
+            drop=p.get("drop", ()),
+            compression=p.get("compression"),
+        )
     elif fmt == "xls":
-        features, raw = parsers.parse_xls(path, entry["label"].get("column", -1), header=p.get("header", 0), drop=p.get("drop", ()))
+        features, raw = parsers.parse_xls(
+            path,
+            entry["label"].get("column", -1),
+            header=p.get("header", 0),
+            drop=p.get("drop", ()),
+        )
     else:
         raise parsers.ParseError(f"{name}: unknown classification format {fmt!r}")
     y = binarise_labels(raw, entry["label"], name)
@@ -102,13 +126,23 @@ def process_dataset(name: str, raw_dir, out_path, catalog: str | None = None) ->
     entry = dataset_entry(name, catalog)
     sources = {f["path"]: sha256_file(Path(raw_dir) / f["path"]) for f in entry["files"]}
     paper = entry.get("paper") or {}
-    meta = {"dataset": name, "kind": entry["kind"], "source_sha256": sources, "paper": paper, "notes": entry.get("notes", "")}
+    meta = {
+        "dataset": name,
+        "kind": entry["kind"],
+        "source_sha256": sources,
+        "paper": paper,
+        "notes": entry.get("notes", ""),
+    }
     if entry["kind"] == "classification":
         X, y = read_classification(name, raw_dir, catalog)
         df = X.copy()
         df[LABEL] = y
-        meta.update(rows=int(X.shape[0]), features=int(X.shape[1]), positive_pct=round(100.0 * float(y.mean()), 1),
-                    feature_names=list(X.columns))
+        meta.update(
+            rows=int(X.shape[0]),
+            features=int(X.shape[1]),
+            positive_pct=round(100.0 * float(y.mean()), 1),
+            feature_names=list(X.columns),
+        )
         meta["matches_paper"] = {
             "rows": meta["rows"] == paper.get("rows"),
             "features": meta["features"] == paper.get("features"),
@@ -117,7 +151,10 @@ def process_dataset(name: str, raw_dir, out_path, catalog: str | None = None) ->
     elif entry["kind"] == "records":
         df = read_records(name, raw_dir, catalog)
         meta.update(rows=int(len(df)), entities=int(df["entity_id"].nunique()))
-        meta["matches_paper"] = {"rows": meta["rows"] == paper.get("rows"), "entities": meta["entities"] == paper.get("entities")}
+        meta["matches_paper"] = {
+            "rows": meta["rows"] == paper.get("rows"),
+            "entities": meta["entities"] == paper.get("entities"),
+        }
     else:
         df = parsers.parse_histdata_m1(Path(raw_dir) / entry["files"][0]["path"]).reset_index()
         meta.update(rows=int(len(df)))

@@ -22,8 +22,12 @@ def dataset_properties_table(target_id: str, processed_files, paper_dir=None) ->
     rows = []
     for _, r in paper.iterrows():
         name = r["Dataset"]
-        row = {"dataset": name, "paper_rows": int(r["Observations"]), "paper_features": int(r["Features"]),
-               "paper_positive_pct": split_pm(r["Positives"])[0]}
+        row = {
+            "dataset": name,
+            "paper_rows": int(r["Observations"]),
+            "paper_features": int(r["Features"]),
+            "paper_positive_pct": split_pm(r["Positives"])[0],
+        }
         if name in built:
             m = dataset_metadata(built[name])
             row.update(rows=m["rows"], features=m["features"], positive_pct=m["positive_pct"])
@@ -32,8 +36,14 @@ def dataset_properties_table(target_id: str, processed_files, paper_dir=None) ->
         else:
             entry = dataset_entry(name)
             manual = any(f.get("manual") for f in entry["files"])
-            row.update(rows=None, features=None, positive_pct=None,
-                       status="not built: manual download" if manual else "not built: not in data.datasets (or not obtainable offline)")
+            row.update(
+                rows=None,
+                features=None,
+                positive_pct=None,
+                status="not built: manual download"
+                if manual
+                else "not built: not in data.datasets (or not obtainable offline)",
+            )
         row["notes"] = dataset_entry(name).get("notes") or ""
         rows.append(row)
     return pd.DataFrame(rows)

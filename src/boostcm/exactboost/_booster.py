@@ -97,9 +97,31 @@ def _candidate(ss, sy, sr, xj, xi, a, b, ns, ny, nr, lv, ly, lr, rv, ry, rr):
 
 
 @njit(cache=True, nogil=True)
-def fit_run(Xt, y, s_init, metric, theta, mscale, n_rounds, p_sub, n1_sub, n0_sub, k_full,
-            k_sub, method, bits, seed, random_init, out_feat, out_xi, out_a, out_b, out_lo, out_scale,
-            out_loss):
+def fit_run(
+    Xt,
+    y,
+    s_init,
+    metric,
+    theta,
+    mscale,
+    n_rounds,
+    p_sub,
+    n1_sub,
+    n0_sub,
+    k_full,
+    k_sub,
+    method,
+    bits,
+    seed,
+    random_init,
+    out_feat,
+    out_xi,
+    out_a,
+    out_b,
+    out_lo,
+    out_scale,
+    out_loss,
+):
     """Fit one run; fills the out_* arrays (one entry per round, out_feat = -1 when rejected)
     and out_loss[t] = full-data margin badness after round t (out_loss[0]: initial scores).
     Returns the final scores. The scores are kept in ascending order with their labels and
@@ -183,8 +205,9 @@ def fit_run(Xt, y, s_init, metric, theta, mscale, n_rounds, p_sub, n1_sub, n0_su
             j = feat_pool[f]
             for i in range(m):
                 x_sub[i] = Xt[j, sub[i]]
-            bad, xi, a, b, _ = search(s_sub, x_sub, y_sub, theta, mscale, metric, k_sub, method,
-                                      bits, best)
+            bad, xi, a, b, _ = search(
+                s_sub, x_sub, y_sub, theta, mscale, metric, k_sub, method, bits, best
+            )
             if bad < best:
                 best = bad
                 bj = j
@@ -243,4 +266,3 @@ def predict_runs(Xt, s_init, feat, xi, a, b, lo, scale):
     for i in range(n):
         out[i] /= n_runs
     return out
-

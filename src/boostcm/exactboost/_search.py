@@ -140,11 +140,29 @@ def point_offsets(a, b, theta, mscale, off_neg, off_pos):
 
 
 @njit(cache=True, nogil=True)
-def _point_value(pts, ncls, xi, a, b, theta, mscale, metric, k, ws_vals, start, length,
-                 off_neg, off_pos, buf_neg, buf_pos):
+def _point_value(
+    pts,
+    ncls,
+    xi,
+    a,
+    b,
+    theta,
+    mscale,
+    metric,
+    k,
+    ws_vals,
+    start,
+    length,
+    off_neg,
+    off_pos,
+    buf_neg,
+    buf_pos,
+):
     scatter(pts, ncls, xi, xi, ws_vals, start, length)
     mth = point_offsets(a, b, theta, mscale, off_neg, off_pos)
-    return badness(metric, ws_vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg, buf_pos)
+    return badness(
+        metric, ws_vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg, buf_pos
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -216,14 +234,36 @@ def _auc_pairs(vals, start, length, off_neg, off_pos, mth, core):
             ln = length[2 * gn]
             if ln == 0:
                 continue
-            conc2 += _pair2(vals, start[2 * gp + 1], lp, off_pos[gp], mth, start[2 * gn], ln,
-                            off_neg[gn])
+            conc2 += _pair2(
+                vals, start[2 * gp + 1], lp, off_pos[gp], mth, start[2 * gn], ln, off_neg[gn]
+            )
     return conc2
 
 
 @njit(cache=True, nogil=True)
-def _auc_split_level(pts, ncls, xl, xh, al, ah, bl, bh, theta, mscale, undecided, u_lo, u_hi,
-                     vals4, start4, length4, off3n, off3p, off4n, off4p, parent):
+def _auc_split_level(
+    pts,
+    ncls,
+    xl,
+    xh,
+    al,
+    ah,
+    bl,
+    bh,
+    theta,
+    mscale,
+    undecided,
+    u_lo,
+    u_hi,
+    vals4,
+    start4,
+    length4,
+    off3n,
+    off3p,
+    off4n,
+    off4p,
+    parent,
+):
     """One level of the greedy AUC descent while some points are undecided, with the same
     children, bounds and choice as evaluating each child on its own (`badness` on scatter's
     runs), but cheaper: the undecided points are split once into the two threshold halves, the
@@ -267,8 +307,9 @@ def _auc_split_level(pts, ncls, xl, xh, al, ah, bl, bh, theta, mscale, undecided
                 off4n[1], off4p[1] = off3n[0], off3p[0]
                 g2 = 0 if special else 1
                 off4n[2], off4p[2] = off3n[g2], off3p[g2]
-            lb = 2 * n0 * n1 - (core[c] + _auc_pairs(vals4, start4, length4, off4n, off4p,
-                                                     mth, False))
+            lb = 2 * n0 * n1 - (
+                core[c] + _auc_pairs(vals4, start4, length4, off4n, off4p, mth, False)
+            )
             if lb < best:
                 best = lb
                 res = (lb, cxl, cxh, cal, cah, cbl, cbh, h, und, ulo, uhi)
@@ -300,20 +341,25 @@ def _auc_fixed(vals, start, length, off_neg, off_pos, mth, vmax, memo_x, memo_n)
         for e in range(2):
             if memo_n[t, e] < 0:
                 continue
-            cop, con, cmth, cgap = memo_x[t, e, 0], memo_x[t, e, 1], memo_x[t, e, 2], memo_x[t, e, 3]
+            cop, con, cmth, cgap = (
+                memo_x[t, e, 0],
+                memo_x[t, e, 1],
+                memo_x[t, e, 2],
+                memo_x[t, e, 3],
+            )
             if op == cop and on == con and mth == cmth:
                 hit = e
                 break
-            tol = 1e-14 * (1.0 + vmax + abs(op) + abs(on) + abs(mth) + abs(cop) + abs(con)
-                           + abs(cmth))
+            tol = 1e-14 * (
+                1.0 + vmax + abs(op) + abs(on) + abs(mth) + abs(cop) + abs(con) + abs(cmth)
+            )
             if abs(op - cop) + abs(on - con) + abs(mth - cmth) + tol < cgap:
                 hit = e
                 break
         if hit >= 0:
             conc2 += memo_n[t, hit]
             continue
-        cnt, gap = pair2_merge(vals, start[2 * gp + 1], lp, op, mth, start[2 * gn], ln, on,
-                               True)
+        cnt, gap = pair2_merge(vals, start[2 * gp + 1], lp, op, mth, start[2 * gn], ln, on, True)
         conc2 += cnt
         # fill an empty entry, else replace the one with the smaller gap (the less reusable)
         if memo_n[t, 0] < 0:
@@ -379,10 +425,31 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
         last_h = 0
         split = metric == AUC and 0 < undecided and SPLIT_SHARE * undecided <= m
         if split:
-            (best, bxl, bxh, bal, bah, bbl, bbh, best_h, best_und, best_ulo,
-             best_uhi) = _auc_split_level(pts, ncls, xl, xh, al, ah, bl, bh, theta, mscale,
-                                          undecided, u_lo, u_hi, vals4, start4, length4, off_neg,
-                                          off_pos, off4n, off4p, parent)
+            (best, bxl, bxh, bal, bah, bbl, bbh, best_h, best_und, best_ulo, best_uhi) = (
+                _auc_split_level(
+                    pts,
+                    ncls,
+                    xl,
+                    xh,
+                    al,
+                    ah,
+                    bl,
+                    bh,
+                    theta,
+                    mscale,
+                    undecided,
+                    u_lo,
+                    u_hi,
+                    vals4,
+                    start4,
+                    length4,
+                    off_neg,
+                    off_pos,
+                    off4n,
+                    off4p,
+                    parent,
+                )
+            )
             last_h = -1  # `vals` does not hold the chosen partition
         for h in range(0 if split else 2):
             if h == 1 and undecided == 0:
@@ -398,11 +465,23 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
                 cbl, cbh = (bl, bm) if c != 1 else (bm, bh)
                 mth = box_offsets(cal, cah, cbl, cbh, theta, mscale, off_neg, off_pos)
                 if metric == AUC and undecided == 0:
-                    lb = _auc_fixed(vals, start, length, off_neg, off_pos, mth, vmax, memo_x,
-                                    memo_n)
+                    lb = _auc_fixed(
+                        vals, start, length, off_neg, off_pos, mth, vmax, memo_x, memo_n
+                    )
                 else:
-                    lb = badness(metric, vals, start, length, off_neg, off_pos, mth, k, bmode,
-                                 buf_neg, buf_pos)
+                    lb = badness(
+                        metric,
+                        vals,
+                        start,
+                        length,
+                        off_neg,
+                        off_pos,
+                        mth,
+                        k,
+                        bmode,
+                        buf_neg,
+                        buf_pos,
+                    )
                 if lb < best:
                     best = lb
                     bxl, bxh, bal, bah, bbl, bbh = cxl, cxh, cal, cah, cbl, cbh
@@ -430,8 +509,9 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
             if metric == AUC:
                 v = _auc_fixed(vals, start, length, off_neg, off_pos, mth, vmax, memo_x, memo_n)
             else:
-                v = badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE,
-                            buf_neg, buf_pos)
+                v = badness(
+                    metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg, buf_pos
+                )
             if v < inc:
                 inc = v
                 ix, ia, ib = xl, ac, bc
@@ -443,8 +523,24 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
     for xi in (xl, xh):
         for a in (al, ah):
             for b in (bl, bh):
-                v = _point_value(pts, ncls, xi, a, b, theta, mscale, metric, k, vals, start, length,
-                                 off_neg, off_pos, buf_neg, buf_pos)
+                v = _point_value(
+                    pts,
+                    ncls,
+                    xi,
+                    a,
+                    b,
+                    theta,
+                    mscale,
+                    metric,
+                    k,
+                    vals,
+                    start,
+                    length,
+                    off_neg,
+                    off_pos,
+                    buf_neg,
+                    buf_pos,
+                )
                 if v < best:
                     best = v
                     rx, ra, rb = xi, a, b
@@ -466,23 +562,45 @@ def d_offsets(d_lo, d_hi, theta, mscale, off_neg, off_pos):
 
 
 @njit(cache=True, nogil=True)
-def _d_value(metric, vals, start, length, d, theta, mscale, k, off_neg, off_pos, buf_neg,
-             buf_pos):
+def _d_value(metric, vals, start, length, d, theta, mscale, k, off_neg, off_pos, buf_neg, buf_pos):
     """Badness of the stump with d = b - a on the partition the runs hold."""
     mth = d_offsets(d, d, theta, mscale, off_neg, off_pos)
     return badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg, buf_pos)
 
 
 @njit(cache=True, nogil=True)
-def _centre_value(pts, ncls, xl, xh, und, dl, dh, theta, mscale, metric, k, vals, start,
-                  length, off_neg, off_pos, buf_neg, buf_pos):
+def _centre_value(
+    pts,
+    ncls,
+    xl,
+    xh,
+    und,
+    dl,
+    dh,
+    theta,
+    mscale,
+    metric,
+    k,
+    vals,
+    start,
+    length,
+    off_neg,
+    off_pos,
+    buf_neg,
+    buf_pos,
+):
     """Value of the stump at the centre of a (Xi, D) box (threshold Xi_lo once no data point is
     undecided); returns (badness, xi, d). Uses its own run buffers."""
     xi = 0.5 * (xl + xh) if und > 0 else xl
     d = 0.5 * (dl + dh)
     scatter(pts, ncls, xi, xi, vals, start, length)
-    return _d_value(metric, vals, start, length, d, theta, mscale, k, off_neg, off_pos, buf_neg,
-                    buf_pos), xi, d
+    return (
+        _d_value(
+            metric, vals, start, length, d, theta, mscale, k, off_neg, off_pos, buf_neg, buf_pos
+        ),
+        xi,
+        d,
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -537,19 +655,54 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
                 cdl = dl if c == 0 else dm
                 cdh = dm if c == 0 else dh
                 mth = d_offsets(cdl, cdh, theta, mscale, off_neg, off_pos)
-                lb = badness(metric, vals, start, length, off_neg, off_pos, mth, k, bmode,
-                             buf_neg, buf_pos)
+                lb = badness(
+                    metric, vals, start, length, off_neg, off_pos, mth, k, bmode, buf_neg, buf_pos
+                )
                 cv = _BIG
                 if lb == best:  # tie: compare the centre values
                     if best_cv == _BIG:
-                        best_cv, vx, vd = _centre_value(pts, ncls, bxl, bxh, best_und, bdl, bdh,
-                                                        theta, mscale, metric, k, vals2, start2,
-                                                        length2, on2, op2, buf_neg, buf_pos)
+                        best_cv, vx, vd = _centre_value(
+                            pts,
+                            ncls,
+                            bxl,
+                            bxh,
+                            best_und,
+                            bdl,
+                            bdh,
+                            theta,
+                            mscale,
+                            metric,
+                            k,
+                            vals2,
+                            start2,
+                            length2,
+                            on2,
+                            op2,
+                            buf_neg,
+                            buf_pos,
+                        )
                         if best_cv < inc:
                             inc, ix, idd = best_cv, vx, vd
-                    cv, vx, vd = _centre_value(pts, ncls, cxl, cxh, und, cdl, cdh, theta, mscale,
-                                               metric, k, vals2, start2, length2, on2, op2,
-                                               buf_neg, buf_pos)
+                    cv, vx, vd = _centre_value(
+                        pts,
+                        ncls,
+                        cxl,
+                        cxh,
+                        und,
+                        cdl,
+                        cdh,
+                        theta,
+                        mscale,
+                        metric,
+                        k,
+                        vals2,
+                        start2,
+                        length2,
+                        on2,
+                        op2,
+                        buf_neg,
+                        buf_pos,
+                    )
                     if cv < inc:
                         inc, ix, idd = cv, vx, vd
                 if lb < best or cv < best_cv:
@@ -565,8 +718,20 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
         undecided, u_lo, u_hi = best_und, best_ulo, best_uhi
         if undecided == 0:
             dc = 0.5 * (dl + dh)
-            v = _d_value(metric, vals, start, length, dc, theta, mscale, k, off_neg, off_pos,
-                         buf_neg, buf_pos)
+            v = _d_value(
+                metric,
+                vals,
+                start,
+                length,
+                dc,
+                theta,
+                mscale,
+                k,
+                off_neg,
+                off_pos,
+                buf_neg,
+                buf_pos,
+            )
             if v < inc:
                 inc, ix, idd = v, xl, dc
         if inc <= best:
@@ -575,8 +740,9 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
     for xi in (xl, xh):
         scatter(pts, ncls, xi, xi, vals, start, length)
         for d in (dl, dh):
-            v = _d_value(metric, vals, start, length, d, theta, mscale, k, off_neg, off_pos,
-                         buf_neg, buf_pos)
+            v = _d_value(
+                metric, vals, start, length, d, theta, mscale, k, off_neg, off_pos, buf_neg, buf_pos
+            )
             if v < best:
                 best, rx, rd = v, xi, d
     return best, rx, -0.5 * rd, 0.5 * rd, levels
@@ -620,9 +786,13 @@ def _heap_pop(keys, seqs, ids, size):
         lft = 2 * i + 1
         rgt = lft + 1
         sm = i
-        if lft < size and (keys[lft] < keys[sm] or (keys[lft] == keys[sm] and seqs[lft] < seqs[sm])):
+        if lft < size and (
+            keys[lft] < keys[sm] or (keys[lft] == keys[sm] and seqs[lft] < seqs[sm])
+        ):
             sm = lft
-        if rgt < size and (keys[rgt] < keys[sm] or (keys[rgt] == keys[sm] and seqs[rgt] < seqs[sm])):
+        if rgt < size and (
+            keys[rgt] < keys[sm] or (keys[rgt] == keys[sm] and seqs[rgt] < seqs[sm])
+        ):
             sm = rgt
         if sm == i:
             break
@@ -676,8 +846,9 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
     xh0 = ux[ux.shape[0] - 1]
     # incumbent: the stump that changes nothing (xi = max x, d = 0)
     scatter(pts, ncls, xh0, xh0, vals, start, length)
-    best = _d_value(metric, vals, start, length, 0.0, theta, mscale, k, off_neg, off_pos,
-                    buf_neg, buf_pos)
+    best = _d_value(
+        metric, vals, start, length, 0.0, theta, mscale, k, off_neg, off_pos, buf_neg, buf_pos
+    )
     rx, rd = xh0, 0.0
     prune = min(best, cutoff)  # bound a box must beat to be kept
     boxes[0, 0] = xl0
@@ -720,8 +891,9 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
             if c == 0 or cdep == dep:
                 cu, _, _ = scatter(pts, ncls, cxl[c], cxh[c], vals, start, length)
             mth = d_offsets(cdl[c], cdh[c], theta, mscale, off_neg, off_pos)
-            lb = badness(metric, vals, start, length, off_neg, off_pos, mth, k, bmode, buf_neg,
-                         buf_pos)
+            lb = badness(
+                metric, vals, start, length, off_neg, off_pos, mth, k, bmode, buf_neg, buf_pos
+            )
             n_bounds += 1
             if lb >= prune:
                 continue
@@ -730,8 +902,20 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
                 vmin = _BIG
                 for e in range(n_ends):
                     d = (cdh[c] if e else cdl[c]) if n_ends == 2 else 0.5 * (cdl[c] + cdh[c])
-                    v = _d_value(metric, vals, start, length, d, theta, mscale, k, off_neg,
-                                 off_pos, buf_neg, buf_pos)
+                    v = _d_value(
+                        metric,
+                        vals,
+                        start,
+                        length,
+                        d,
+                        theta,
+                        mscale,
+                        k,
+                        off_neg,
+                        off_pos,
+                        buf_neg,
+                        buf_pos,
+                    )
                     vmin = min(vmin, v)
                     if v < best:
                         best = v
@@ -773,4 +957,3 @@ def search(s, x, y, theta, mscale, metric, k, method, bits, cutoff):
     if method == REDUCED:
         return reduced_search(s, x, y, theta, mscale, metric, k, bits, cutoff)
     return exact_search(s, x, y, theta, mscale, metric, k, bits, EXACT_MAX_BOUNDS, cutoff)
-

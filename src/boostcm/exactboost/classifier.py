@@ -50,9 +50,22 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
     Runs use independent seeds derived from `random_state`, so results do not depend on `n_jobs`.
     """
 
-    def __init__(self, metric="auc", margin=0.05, n_estimators=250, n_rounds=50, subsample=0.2,
-                 colsample=0.2, k=None, search="greedy", init="random", margin_scaling="stump",
-                 precision_bits=PRECISION_BITS, random_state=None, n_jobs=None):
+    def __init__(
+        self,
+        metric="auc",
+        margin=0.05,
+        n_estimators=250,
+        n_rounds=50,
+        subsample=0.2,
+        colsample=0.2,
+        k=None,
+        search="greedy",
+        init="random",
+        margin_scaling="stump",
+        precision_bits=PRECISION_BITS,
+        random_state=None,
+        n_jobs=None,
+    ):
         self.metric = metric
         self.margin = margin
         self.n_estimators = n_estimators
@@ -83,9 +96,14 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
-        return (mid, method, mscale, check_margin(self.margin),
-                _check_fraction(self.subsample, "subsample"),
-                _check_fraction(self.colsample, "colsample"))
+        return (
+            mid,
+            method,
+            mscale,
+            check_margin(self.margin),
+            _check_fraction(self.subsample, "subsample"),
+            _check_fraction(self.colsample, "colsample"),
+        )
 
     def _k_fraction(self, y):
         n = y.shape[0]
@@ -108,10 +126,16 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.shape[0] > 2:
-            raise ValueError("Only binary classification is supported. "
-                             f"ExactBoostClassifier got y with {classes.shape[0]} classes")
+            raise ValueError(
+                "Only binary classification is supported. "
+                f"ExactBoostClassifier got y with {classes.shape[0]} classes"
+            )
         self.classes_ = classes
-        y01 = (y == classes[-1]).astype(np.int64) if classes.shape[0] == 2 else np.zeros(y.shape[0], np.int64)
+        y01 = (
+            (y == classes[-1]).astype(np.int64)
+            if classes.shape[0] == 2
+            else np.zeros(y.shape[0], np.int64)
+        )
         return check_binary_labels(y01)
 
     # -- fitting ----------------------------------------------------------------------------
@@ -120,12 +144,12 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         (min-max normalised); pass the same kind of scores to decision_function later."""
         mid, method, mscale, theta, subsample, colsample = self._check_params()
         bits = check_precision_bits(self.precision_bits)
-        X, y = validate_data(self, X, y, ensure_all_finite=False, dtype=np.float64,
-                             y_numeric=False)
+        X, y = validate_data(self, X, y, ensure_all_finite=False, dtype=np.float64, y_numeric=False)
         X = check_finite_2d(X)
         if X.shape[0] < 2:
-            raise ValueError(f"n_samples={X.shape[0]}: ExactBoost needs at least one sample of "
-                             "each class")
+            raise ValueError(
+                f"n_samples={X.shape[0]}: ExactBoost needs at least one sample of each class"
+            )
         y01 = self._encode_y(y)
         n, p = X.shape
         if init_score is not None:
@@ -153,10 +177,34 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         Xt = np.ascontiguousarray(X.T)
 
         def one(e):
-            out = (np.full(T, -1, np.int64), np.zeros(T), np.zeros(T), np.zeros(T),
-                   np.zeros(T), np.ones(T), np.zeros(T + 1, np.int64))
-            fit_run(Xt, y01, s0, mid, theta, mscale, T, p_sub, n1_sub, n0_sub, k_full, k_sub,
-                    method, bits, seeds[e], random_init, *out)
+            out = (
+                np.full(T, -1, np.int64),
+                np.zeros(T),
+                np.zeros(T),
+                np.zeros(T),
+                np.zeros(T),
+                np.ones(T),
+                np.zeros(T + 1, np.int64),
+            )
+            fit_run(
+                Xt,
+                y01,
+                s0,
+                mid,
+                theta,
+                mscale,
+                T,
+                p_sub,
+                n1_sub,
+                n0_sub,
+                k_full,
+                k_sub,
+                method,
+                bits,
+                seeds[e],
+                random_init,
+                *out,
+            )
             return out
 
         n_jobs = 1 if self.n_jobs is None else self.n_jobs
@@ -164,10 +212,18 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             results = [one(e) for e in range(E)]
         else:
             results = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(one)(e) for e in range(E))
-        (self.stump_feature_, self.stump_threshold_, self.stump_a_, self.stump_b_,
-         self.stump_shift_, self.stump_scale_, bad) = (np.stack(a) for a in zip(*results))
+        (
+            self.stump_feature_,
+            self.stump_threshold_,
+            self.stump_a_,
+            self.stump_b_,
+            self.stump_shift_,
+            self.stump_scale_,
+            bad,
+        ) = (np.stack(a) for a in zip(*results))
         self.train_margin_loss_ = np.array(
-            [[badness_to_loss(mid, b, n0, n1, k_full) for b in row] for row in bad])
+            [[badness_to_loss(mid, b, n0, n1, k_full) for b in row] for row in bad]
+        )
         self.k_train_ = k_full if mid == PAK else None
         self.n_features_in_ = p
         raw = self._raw_scores(X, s0 if not random_init else np.full(n, 0.5))
@@ -191,18 +247,33 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         out = []
         for e in range(self.stump_feature_.shape[0]):
             keep = self.stump_feature_[e] >= 0
-            out.append(list(zip(self.stump_feature_[e][keep].tolist(),
-                                self.stump_threshold_[e][keep].tolist(),
-                                self.stump_a_[e][keep].tolist(), self.stump_b_[e][keep].tolist(),
-                                self.stump_shift_[e][keep].tolist(),
-                                self.stump_scale_[e][keep].tolist(), strict=True)))
+            out.append(
+                list(
+                    zip(
+                        self.stump_feature_[e][keep].tolist(),
+                        self.stump_threshold_[e][keep].tolist(),
+                        self.stump_a_[e][keep].tolist(),
+                        self.stump_b_[e][keep].tolist(),
+                        self.stump_shift_[e][keep].tolist(),
+                        self.stump_scale_[e][keep].tolist(),
+                        strict=True,
+                    )
+                )
+            )
         return out
 
     # -- prediction -------------------------------------------------------------------------
     def _raw_scores(self, X, s_init):
-        return predict_runs(np.ascontiguousarray(X.T), s_init, self.stump_feature_,
-                            self.stump_threshold_, self.stump_a_, self.stump_b_,
-                            self.stump_shift_, self.stump_scale_)
+        return predict_runs(
+            np.ascontiguousarray(X.T),
+            s_init,
+            self.stump_feature_,
+            self.stump_threshold_,
+            self.stump_a_,
+            self.stump_b_,
+            self.stump_shift_,
+            self.stump_scale_,
+        )
 
     def _initial(self, n, init_score):
         if self.init_shift_ is not None:
@@ -225,8 +296,11 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X, init_score=None):
         d = self.decision_function(X, init_score)
-        return self.classes_[(d > 0).astype(int)] if self.classes_.shape[0] == 2 else \
-            np.full(d.shape[0], self.classes_[0])
+        return (
+            self.classes_[(d > 0).astype(int)]
+            if self.classes_.shape[0] == 2
+            else np.full(d.shape[0], self.classes_[0])
+        )
 
     def predict_proba(self, X, init_score=None):
         """Scores mapped to [0, 1] (0.5 at the decision threshold); a ranking, not calibrated."""

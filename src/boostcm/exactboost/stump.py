@@ -46,9 +46,17 @@ def check_precision_bits(bits):
     return int(bits)
 
 
-def fit_stump(x, y, scores, loss: str, margin: float, k: int | None = None,
-              search: str = "greedy", margin_scaling: str = "stump",
-              precision_bits: int = PRECISION_BITS) -> Stump:
+def fit_stump(
+    x,
+    y,
+    scores,
+    loss: str,
+    margin: float,
+    k: int | None = None,
+    search: str = "greedy",
+    margin_scaling: str = "stump",
+    precision_bits: int = PRECISION_BITS,
+) -> Stump:
     """Best stump on feature `x` added to `scores` for the margin loss (2.4).
 
     search="greedy": the paper's IA bisection (Algorithm 3); "reduced": the same bisection over
@@ -73,10 +81,23 @@ def fit_stump(x, y, scores, loss: str, margin: float, k: int | None = None,
     else:
         kk = 1
     order = np.argsort(s, kind="mergesort")
-    bad, xi, a, b, work = _search(s[order], xs[order], yy[order], theta, mscale, mid, kk, method,
-                                  check_precision_bits(precision_bits), _NO_CUTOFF)
+    bad, xi, a, b, work = _search(
+        s[order],
+        xs[order],
+        yy[order],
+        theta,
+        mscale,
+        mid,
+        kk,
+        method,
+        check_precision_bits(precision_bits),
+        _NO_CUTOFF,
+    )
     n1 = int(yy.sum())
-    return Stump(float(xi), float(a), float(b),
-                 float(badness_to_loss(mid, bad, xs.shape[0] - n1, n1, kk)), int(work))
-
-
+    return Stump(
+        float(xi),
+        float(a),
+        float(b),
+        float(badness_to_loss(mid, bad, xs.shape[0] - n1, n1, kk)),
+        int(work),
+    )

@@ -13,8 +13,19 @@ from .pairs import matching_pairs, records_entity_codes, sample_training_pairs, 
 from .vectorize import minhash_signatures, record_strings
 
 __all__ = [
-    "BlockingEvaluator", "HashFamily", "StumpEnsemble", "draw_hash_family", "evaluate_blocking",
-    "fit_pair_boost", "klsh_blocks", "klsh_projections", "matching_pairs", "minhash_signatures",
-    "record_strings", "records_entity_codes", "sample_training_pairs", "split_by_entity",
+    "BlockingEvaluator",
+    "HashFamily",
+    "StumpEnsemble",
+    "draw_hash_family",
+    "evaluate_blocking",
+    "fit_pair_boost",
+    "klsh_blocks",
+    "klsh_projections",
+    "matching_pairs",
+    "minhash_signatures",
+    "record_strings",
+    "records_entity_codes",
+    "sample_training_pairs",
+    "split_by_entity",
     "tlsh_blocks",
 ]

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-CONFIG_COLUMNS = {"ours": ["shingle", "T", "k", "L"], "tlsh": ["shingle", "bands"],
-                  "klsh": ["shingle", "n_blocks"]}
+CONFIG_COLUMNS = {
+    "ours": ["shingle", "T", "k", "L"],
+    "tlsh": ["shingle", "bands"],
+    "klsh": ["shingle", "n_blocks"],
+}
 
 
 def summarise(results: pd.DataFrame) -> pd.DataFrame:
@@ -17,13 +20,20 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
         cols = [c for c in CONFIG_COLUMNS[method] if c in df.columns]
         df = df.astype({c: "int64" for c in cols})  # NaN-free within a method
         g = df.groupby(cols, dropna=False)
-        s = g.agg(recall_mean=("recall", "mean"), recall_sd=("recall", "std"),
-                  rr_mean=("reduction_ratio", "mean"), rr_sd=("reduction_ratio", "std"),
-                  pq_mean=("pair_quality", "mean"), n_seeds=("seed", "nunique"),
-                  seconds_mean=("seconds", "mean")).reset_index()
+        s = g.agg(
+            recall_mean=("recall", "mean"),
+            recall_sd=("recall", "std"),
+            rr_mean=("reduction_ratio", "mean"),
+            rr_sd=("reduction_ratio", "std"),
+            pq_mean=("pair_quality", "mean"),
+            n_seeds=("seed", "nunique"),
+            seconds_mean=("seconds", "mean"),
+        ).reset_index()
         s.insert(0, "method", method)
-        s["config"] = [", ".join(f"{c}={v}" for c, v in zip(cols, row))
-                       for row in s[cols].itertuples(index=False)]
+        s["config"] = [
+            ", ".join(f"{c}={v}" for c, v in zip(cols, row))
+            for row in s[cols].itertuples(index=False)
+        ]
         out.append(s)
     table = pd.concat(out, ignore_index=True)
     table["score"] = table["recall_mean"] + table["rr_mean"]
@@ -50,15 +60,21 @@ def results_table(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(table of the best configuration per method in the paper's columns, all summaries)."""
     summary = summarise(results)
     best = best_per_method(summary)
-    table = pd.DataFrame({
-        "model": best["method"].map(MODEL_NAMES),
-        "recall": [format_pm(m, s) for m, s in zip(best["recall_mean"], best["recall_sd"])],
-        "reduction ratio": [format_pm(m, s) for m, s in zip(best["rr_mean"], best["rr_sd"])],
-        "config": best["config"],
-        "recall_mean": best["recall_mean"], "recall_sd": best["recall_sd"],
-        "rr_mean": best["rr_mean"], "rr_sd": best["rr_sd"], "pair_quality_mean": best["pq_mean"],
-        "n_seeds": best["n_seeds"], "seconds_mean": best["seconds_mean"],
-    })
+    table = pd.DataFrame(
+        {
+            "model": best["method"].map(MODEL_NAMES),
+            "recall": [format_pm(m, s) for m, s in zip(best["recall_mean"], best["recall_sd"])],
+            "reduction ratio": [format_pm(m, s) for m, s in zip(best["rr_mean"], best["rr_sd"])],
+            "config": best["config"],
+            "recall_mean": best["recall_mean"],
+            "recall_sd": best["recall_sd"],
+            "rr_mean": best["rr_mean"],
+            "rr_sd": best["rr_sd"],
+            "pair_quality_mean": best["pq_mean"],
+            "n_seeds": best["n_seeds"],
+            "seconds_mean": best["seconds_mean"],
+        }
+    )
     return table, summary
 
 
@@ -94,8 +110,11 @@ def compare_with_paper(table: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame
     rows = []
     for _, p in paper.iterrows():
         ours = table[table["model"] == p["model"]]
-        row = {"model": p["model"], "paper recall": p["recall"],
-               "paper reduction ratio": p["reduction ratio"]}
+        row = {
+            "model": p["model"],
+            "paper recall": p["recall"],
+            "paper reduction ratio": p["reduction ratio"],
+        }
         if ours.empty:
             rows.append({**row, "agrees": False})
             continue

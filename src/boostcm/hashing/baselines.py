@@ -34,7 +34,7 @@ def band_keys(signatures: np.ndarray, bands: int) -> np.ndarray:
     r = sig.shape[1] // bands
     keys = np.empty((sig.shape[0], bands), dtype=np.int64)
     for b in range(bands):
-        _, inv = np.unique(sig[:, b * r:(b + 1) * r], axis=0, return_inverse=True)
+        _, inv = np.unique(sig[:, b * r : (b + 1) * r], axis=0, return_inverse=True)
         keys[:, b] = inv.ravel()
     return keys
 
@@ -72,8 +72,9 @@ def tlsh_blocks(signatures: np.ndarray, bands: int = 22, max_block_size: int = 1
     return np.asarray(clustering.membership, dtype=np.int64)
 
 
-def klsh_projections(strings: list[str], shingle_size: int, n_projections: int,
-                     rng: np.random.Generator) -> np.ndarray:
+def klsh_projections(
+    strings: list[str], shingle_size: int, n_projections: int, rng: np.random.Generator
+) -> np.ndarray:
     """(n, p) idf-weighted shingle counts projected on p random unit directions."""
     if int(n_projections) < 1:
         raise ValueError(f"n_projections must be >= 1, got {n_projections}")
@@ -94,6 +95,12 @@ def klsh_blocks(projections: np.ndarray, n_blocks: int, rng: np.random.Generator
     n = projections.shape[0]
     if not 1 <= int(n_blocks) <= n:
         raise ValueError(f"n_blocks must be in 1..{n} (number of records), got {n_blocks}")
-    km = KMeans(n_clusters=int(n_blocks), init="random", n_init=1, max_iter=100,
-                algorithm="lloyd", random_state=int(rng.integers(0, 2**31 - 1)))
+    km = KMeans(
+        n_clusters=int(n_blocks),
+        init="random",
+        n_init=1,
+        max_iter=100,
+        algorithm="lloyd",
+        random_state=int(rng.integers(0, 2**31 - 1)),
+    )
     return km.fit_predict(projections).astype(np.int64)

@@ -133,7 +133,14 @@ def fit_pair_boost(XA, XB, y, n_rounds: int) -> StumpEnsemble:
             reason = "zero-error stump"
             break
     if not feats:
-        raise ValueError("Algorithm 4 found no stump with weighted error < 1/2 in round 1; "
-                         "the features do not separate similar from dissimilar pairs")
-    return StumpEnsemble(np.asarray(feats, np.int64), np.asarray(thrs, np.float64),
-                         np.asarray(alphas, np.float64), np.asarray(errs, np.float64), reason)
+        raise ValueError(
+            "Algorithm 4 found no stump with weighted error < 1/2 in round 1; "
+            "the features do not separate similar from dissimilar pairs"
+        )
+    return StumpEnsemble(
+        np.asarray(feats, np.int64),
+        np.asarray(thrs, np.float64),
+        np.asarray(alphas, np.float64),
+        np.asarray(errs, np.float64),
+        reason,
+    )

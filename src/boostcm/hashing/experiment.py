@@ -27,8 +27,15 @@ from .vectorize import minhash_signatures, record_strings
 METHODS = ("ours", "tlsh", "klsh")
 
 
-def run_job(records: pd.DataFrame, dataset: str, method: str, shingle: int, seeds,
-            settings: dict, global_seed: int = 0) -> pd.DataFrame:
+def run_job(
+    records: pd.DataFrame,
+    dataset: str,
+    method: str,
+    shingle: int,
+    seeds,
+    settings: dict,
+    global_seed: int = 0,
+) -> pd.DataFrame:
     """Rows of metrics, one per (seed, configuration) of this job."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; expected one of {METHODS}")
@@ -52,19 +59,32 @@ def run_job(records: pd.DataFrame, dataset: str, method: str, shingle: int, seed
             labels = tlsh_blocks(X[eval_idx], settings["bands"], settings["max_block_size"])
             ev = BlockingEvaluator(entity[eval_idx])
             ev.add_table(labels)
-            rows.append({**base, "bands": settings["bands"], **ev.summary(),
-                         "n_blocks_found": int(np.bincount(labels).astype(bool).sum()),
-                         "seconds": time.perf_counter() - t0})
+            rows.append(
+                {
+                    **base,
+                    "bands": settings["bands"],
+                    **ev.summary(),
+                    "n_blocks_found": int(np.bincount(labels).astype(bool).sum()),
+                    "seconds": time.perf_counter() - t0,
+                }
+            )
         else:
             rng = derive_rng(global_seed, dataset, "klsh", shingle, seed)
-            proj = klsh_projections([strings[i] for i in eval_idx], shingle,
-                                    settings["n_projections"], rng)
+            proj = klsh_projections(
+                [strings[i] for i in eval_idx], shingle, settings["n_projections"], rng
+            )
             for n_blocks in settings["n_blocks"]:
                 t1 = time.perf_counter()
                 ev = BlockingEvaluator(entity[eval_idx])
                 ev.add_table(klsh_blocks(proj, n_blocks, rng))
-                rows.append({**base, "n_blocks": int(n_blocks), **ev.summary(),
-                             "seconds": time.perf_counter() - t1})
+                rows.append(
+                    {
+                        **base,
+                        "n_blocks": int(n_blocks),
+                        **ev.summary(),
+                        "seconds": time.perf_counter() - t1,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -81,17 +101,26 @@ def _run_ours(X, entity, train_idx, eval_idx, settings, base, global_seed, t0):
         Xev = X[eval_idx]
         for k in ks:
             t1 = time.perf_counter()
-            rng = derive_rng(global_seed, base["dataset"], "alg5", base["shingle"], T, k,
-                             base["seed"])
+            rng = derive_rng(
+                global_seed, base["dataset"], "alg5", base["shingle"], T, k, base["seed"]
+            )
             family = draw_hash_family(ens, k, Ls[-1], rng)
             ev = BlockingEvaluator(entity[eval_idx])
             for t in range(Ls[-1]):
                 ev.add_table(family.table_keys(Xev, t))
                 if t + 1 in Ls:
-                    rows.append({**base, "T": int(T), "k": k, "L": t + 1,
-                                 "rounds": ens.n_rounds, **ev.summary(),
-                                 "train_seconds": train_seconds,
-                                 "seconds": time.perf_counter() - t1})
+                    rows.append(
+                        {
+                            **base,
+                            "T": int(T),
+                            "k": k,
+                            "L": t + 1,
+                            "rounds": ens.n_rounds,
+                            **ev.summary(),
+                            "train_seconds": train_seconds,
+                            "seconds": time.perf_counter() - t1,
+                        }
+                    )
     return rows
 
 
@@ -120,11 +149,27 @@ def main(argv=None) -> None:
 
     settings = json.loads(args.settings)
     records = load_records(args.dataset)
-    df = run_job(records, args.dataset, args.method, args.shingle, _parse_seeds(args.seeds),
-                 settings, args.global_seed)
-    write_parquet(args.out, df, {"dataset": args.dataset, "method": args.method,
-                                 "shingle": args.shingle, "seeds": args.seeds,
-                                 "settings": settings, "global_seed": args.global_seed})
+    df = run_job(
+        records,
+        args.dataset,
+        args.method,
+        args.shingle,
+        _parse_seeds(args.seeds),
+        settings,
+        args.global_seed,
+    )
+    write_parquet(
+        args.out,
+        df,
+        {
+            "dataset": args.dataset,
+            "method": args.method,
+            "shingle": args.shingle,
+            "seeds": args.seeds,
+            "settings": settings,
+            "global_seed": args.global_seed,
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -44,8 +44,9 @@ class HashFamily:
         return np.stack([self.table_keys(X, t) for t in range(self.n_tables)], axis=1)
 
 
-def draw_hash_family(ensemble: StumpEnsemble, k: int, L: int,
-                     rng: np.random.Generator) -> HashFamily:
+def draw_hash_family(
+    ensemble: StumpEnsemble, k: int, L: int, rng: np.random.Generator
+) -> HashFamily:
     """Algorithm 5: L x k independent categorical draws of stumps with probabilities alpha*."""
     k, L = _check_kl(k, L)
     idx = rng.choice(ensemble.n_rounds, size=(L, k), p=ensemble.alpha)
@@ -65,8 +66,9 @@ def _check_features(X, features) -> np.ndarray:
     if X.ndim != 2 or X.shape[0] == 0:
         raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
     if features.size and features.max() >= X.shape[1]:
-        raise ValueError(f"X has {X.shape[1]} features but the hash family uses feature "
-                         f"{int(features.max())}")
+        raise ValueError(
+            f"X has {X.shape[1]} features but the hash family uses feature {int(features.max())}"
+        )
     if X.dtype.kind == "f" and not np.all(np.isfinite(X)):
         raise ValueError("X contains NaN or infinite values")
     return np.ascontiguousarray(X)

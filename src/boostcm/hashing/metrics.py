@@ -43,8 +43,9 @@ class BlockingEvaluator:
     def add_table(self, keys) -> None:
         keys = np.asarray(keys)
         if keys.shape != (self.n,) or keys.dtype.kind not in "iu":
-            raise ValueError(f"keys must be an integer array of shape ({self.n},), got "
-                             f"{keys.dtype} {keys.shape}")
+            raise ValueError(
+                f"keys must be an integer array of shape ({self.n},), got {keys.dtype} {keys.shape}"
+            )
         keys = keys.astype(np.int64, copy=False)
         self.found |= keys[self.true_a] == keys[self.true_b]
         order = np.argsort(keys, kind="stable").astype(np.int64)
@@ -54,8 +55,10 @@ class BlockingEvaluator:
         else:
             total = _count_bucket_pairs(starts)
             if total > MAX_PAIRS_PER_TABLE:
-                raise ValueError(f"one table yields {total} colliding pairs (> "
-                                 f"{MAX_PAIRS_PER_TABLE}); use more bits per table")
+                raise ValueError(
+                    f"one table yields {total} colliding pairs (> "
+                    f"{MAX_PAIRS_PER_TABLE}); use more bits per table"
+                )
             codes = np.empty(total, dtype=np.int64)
             _emit_pair_codes(order, starts, self.n, codes)
             self._pending.append(codes)

@@ -34,8 +34,10 @@ def entity_codes(entity_ids) -> np.ndarray:
 def records_entity_codes(records: pd.DataFrame) -> np.ndarray:
     """Entity codes of a record table; a clear error when the `entity_id` column is absent."""
     if ENTITY_COLUMN not in records.columns:
-        raise ValueError(f"records have no '{ENTITY_COLUMN}' column (the true entity of each "
-                         "record is needed to build pairs and evaluate blocking)")
+        raise ValueError(
+            f"records have no '{ENTITY_COLUMN}' column (the true entity of each "
+            "record is needed to build pairs and evaluate blocking)"
+        )
     return entity_codes(records[ENTITY_COLUMN])
 
 
@@ -58,8 +60,9 @@ def matching_pairs(entity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(left), np.concatenate(right)
 
 
-def split_by_entity(entity: np.ndarray, train_fraction: float,
-                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def split_by_entity(
+    entity: np.ndarray, train_fraction: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Indices of training and evaluation records: whole entities go to one side.
 
     A share `train_fraction` of the entities is drawn at random for training; evaluation uses the
@@ -71,14 +74,17 @@ def split_by_entity(entity: np.ndarray, train_fraction: float,
     uniq = sorted_unique(entity)
     n_train = int(round(train_fraction * uniq.size))
     if n_train < 1 or n_train >= uniq.size:
-        raise ValueError(f"train_fraction={train_fraction} leaves an empty side ({uniq.size} entities)")
+        raise ValueError(
+            f"train_fraction={train_fraction} leaves an empty side ({uniq.size} entities)"
+        )
     train_entities = rng.choice(uniq, size=n_train, replace=False)
     is_train = np.isin(entity, train_entities)
     return np.flatnonzero(is_train), np.flatnonzero(~is_train)
 
 
-def sample_training_pairs(entity: np.ndarray, n_pairs: int,
-                          rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def sample_training_pairs(
+    entity: np.ndarray, n_pairs: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """n_pairs independent draws per Assumption 3.2 (indices into `entity`).
 
     Each draw is, with probability 1/2, a uniformly chosen matching pair (y = +1), otherwise a

@@ -5,9 +5,44 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-_SYLLABLES = np.array(["an", "ber", "chri", "da", "el", "fer", "gus", "hai", "in", "jo", "kla",
-                       "lu", "ma", "ner", "o", "pe", "qui", "ro", "sa", "ti", "ul", "ve", "wil",
-                       "xa", "yo", "ze", "sch", "mei", "er", "mann", "burg", "hof", "lin", "stein"])
+_SYLLABLES = np.array(
+    [
+        "an",
+        "ber",
+        "chri",
+        "da",
+        "el",
+        "fer",
+        "gus",
+        "hai",
+        "in",
+        "jo",
+        "kla",
+        "lu",
+        "ma",
+        "ner",
+        "o",
+        "pe",
+        "qui",
+        "ro",
+        "sa",
+        "ti",
+        "ul",
+        "ve",
+        "wil",
+        "xa",
+        "yo",
+        "ze",
+        "sch",
+        "mei",
+        "er",
+        "mann",
+        "burg",
+        "hof",
+        "lin",
+        "stein",
+    ]
+)
 _ALPHABET = np.array(list("abcdefghijklmnopqrstuvwxyz"))
 
 
@@ -24,9 +59,9 @@ def _typo(s: str, rng: np.random.Generator) -> str:
     kind = int(rng.integers(0, 4))
     c = str(_ALPHABET[rng.integers(0, 26)])
     if kind == 0:
-        return s[:i] + c + s[i + 1:]
+        return s[:i] + c + s[i + 1 :]
     if kind == 1:
-        return s[:i] + s[i + 1:]
+        return s[:i] + s[i + 1 :]
     if kind == 2:
         return s[:i] + c + s[i:]
     j = min(i + 1, len(s) - 1)
@@ -35,8 +70,9 @@ def _typo(s: str, rng: np.random.Generator) -> str:
     return "".join(t)
 
 
-def generate_person_records(n: int, dup_fraction: float = 0.1,
-                            rng: np.random.Generator | None = None) -> pd.DataFrame:
+def generate_person_records(
+    n: int, dup_fraction: float = 0.1, rng: np.random.Generator | None = None
+) -> pd.DataFrame:
     """n records (first name, last name, birth date) of which about dup_fraction are duplicates.
 
     A duplicate copies an original and gets one or two typos (substitution, deletion, insertion,
@@ -74,13 +110,15 @@ def generate_person_records(n: int, dup_fraction: float = 0.1,
             dln[t] = _typo(dln[t], rng)
         else:
             dbd[t] = int(rng.integers(1, 29))
-    df = pd.DataFrame({
-        "fname": np.concatenate([fname, dfn]),
-        "lname": np.concatenate([lname, dln]),
-        "by": np.concatenate([by, dby]),
-        "bm": np.concatenate([bm, dbm]),
-        "bd": np.concatenate([bd, dbd]),
-        "entity_id": np.concatenate([np.arange(n_orig), src]),
-    })
+    df = pd.DataFrame(
+        {
+            "fname": np.concatenate([fname, dfn]),
+            "lname": np.concatenate([lname, dln]),
+            "by": np.concatenate([by, dby]),
+            "bm": np.concatenate([bm, dbm]),
+            "bd": np.concatenate([bd, dbd]),
+            "entity_id": np.concatenate([np.arange(n_orig), src]),
+        }
+    )
     perm = rng.permutation(n)
     return df.iloc[perm].reset_index(drop=True)

@@ -51,8 +51,12 @@ def _field_strings(col: pd.Series) -> list[str]:
     elif col.dtype.kind == "f":
         vals = col.to_numpy()
         integral = np.isfinite(vals) & (np.floor(vals) == vals)
-        out = pd.Series(np.where(integral, np.where(integral, vals, 0).astype(np.int64).astype(str),
-                                 vals.astype(str)), index=col.index)
+        out = pd.Series(
+            np.where(
+                integral, np.where(integral, vals, 0).astype(np.int64).astype(str), vals.astype(str)
+            ),
+            index=col.index,
+        )
     elif pd.api.types.infer_dtype(col, skipna=True) in ("string", "empty"):
         out = col.astype(str)
     else:
@@ -77,8 +81,10 @@ def encode_strings(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
     lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
     empty = np.flatnonzero(lengths == 0)
     if empty.size:
-        raise ValueError(f"{empty.size} record string(s) are empty (first at index {empty[0]}); "
-                         "every record needs at least one non-missing field")
+        raise ValueError(
+            f"{empty.size} record string(s) are empty (first at index {empty[0]}); "
+            "every record needs at least one non-missing field"
+        )
     buf = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32)
     offsets = np.zeros(len(strings) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
@@ -124,8 +130,9 @@ def shingle_hashes(string: str, shingle_size: int) -> np.ndarray:
     return _shingle_hashes(buf, offsets[0], offsets[1], int(shingle_size))
 
 
-def minhash_signatures(strings: list[str], shingle_size: int, n_hashes: int,
-                       rng: np.random.Generator) -> np.ndarray:
+def minhash_signatures(
+    strings: list[str], shingle_size: int, n_hashes: int, rng: np.random.Generator
+) -> np.ndarray:
     """(n, n_hashes) uint32 minhash signatures of the shingle sets of `strings`.
 
     P[sig_r(A) = sig_r(B)] equals the Jaccard similarity of the shingle sets (up to 32-bit ties).
@@ -134,8 +141,9 @@ def minhash_signatures(strings: list[str], shingle_size: int, n_hashes: int,
     if int(n_hashes) < 1:
         raise ValueError(f"n_hashes must be >= 1, got {n_hashes}")
     buf, offsets = encode_strings(strings)
-    seeds = rng.integers(0, np.iinfo(np.uint64).max, size=int(n_hashes), dtype=np.uint64,
-                         endpoint=True)
+    seeds = rng.integers(
+        0, np.iinfo(np.uint64).max, size=int(n_hashes), dtype=np.uint64, endpoint=True
+    )
     return _minhash_kernel(buf, offsets, int(shingle_size), seeds)
 
 
@@ -166,7 +174,7 @@ def _all_shingle_hashes(buf, offsets, q, total):
     pos = 0
     for i in range(offsets.shape[0] - 1):
         h = _shingle_hashes(buf, offsets[i], offsets[i + 1], q)
-        out[pos:pos + h.shape[0]] = h
+        out[pos : pos + h.shape[0]] = h
         pos += h.shape[0]
     return out
 

@@ -92,5 +92,3 @@ def ks_loss(scores, y, margin: float = 0.0) -> float:
 def pak_loss(scores, y, k: int, margin: float = 0.0) -> float:
     """1 - precision among the top k (pessimistic ties); with a margin, Theorem 2.3's version."""
     return metric_loss("pak", scores, y, margin, k)
-
-

@@ -82,15 +82,20 @@ def _pair2(vals, sp, lp, op, mth, sn, ln, on):
         total = 0
         for i in range(lp):
             p = (vals[sp + i] + op) - mth
-            total += _n_below(vals, sn, ln, on, 0.0, p, True) + _n_below(vals, sn, ln, on, 0.0, p, False)
+            total += _n_below(vals, sn, ln, on, 0.0, p, True) + _n_below(
+                vals, sn, ln, on, 0.0, p, False
+            )
         return total
     if 16 * ln < lp:
         total = 0
         for j in range(ln):
             q = vals[sn + j] + on
             # p > q counts twice, p == q once: (lp - #{p <= q}) + (lp - #{p < q})
-            total += 2 * lp - _n_below(vals, sp, lp, op, mth, q, False) \
+            total += (
+                2 * lp
+                - _n_below(vals, sp, lp, op, mth, q, False)
                 - _n_below(vals, sp, lp, op, mth, q, True)
+            )
         return total
     return pair2_merge(vals, sp, lp, op, mth, sn, ln, on, False)[0]
 
@@ -285,7 +290,9 @@ def pak_badness(vals, start, length, off_all, off_pos, mth, k, mode):
             sp, lp = start[2 * g + 1], length[2 * g + 1]
             pos_above += _count_from_top(vals, sp, lp, off_all[g], 0.0, tau, True)
             pos_ge += _count_from_top(vals, sp, lp, off_all[g], 0.0, tau, False)
-            neg_ge += _count_from_top(vals, start[2 * g], length[2 * g], off_all[g], 0.0, tau, False)
+            neg_ge += _count_from_top(
+                vals, start[2 * g], length[2 * g], off_all[g], 0.0, tau, False
+            )
         # the top k holds everything above tau, then tied negatives, then tied positives
         slots = k - pos_above - neg_ge
         if slots < 0:
@@ -293,7 +300,9 @@ def pak_badness(vals, start, length, off_all, off_pos, mth, k, mode):
         return k - (pos_above + min(pos_ge - pos_above, slots))
     cnt = 0
     for g in range(3):
-        cnt += _count_from_top(vals, start[2 * g + 1], length[2 * g + 1], off_pos[g], mth, tau, False)
+        cnt += _count_from_top(
+            vals, start[2 * g + 1], length[2 * g + 1], off_pos[g], mth, tau, False
+        )
     if mode != VALUE:
         cap = k - 1 if mode == BOUND_MARGIN else k
         cap = min(cap, k - _sure_negatives(vals, start, length, off_all, off_pos, k))

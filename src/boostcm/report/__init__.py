@@ -63,18 +63,32 @@ def compare_to_paper(ours: pd.DataFrame, paper: pd.DataFrame, tolerance: float) 
             a, b = ours.at[idx, col], paper.at[idx, col]
             if pd.isna(a) or pd.isna(b):
                 continue
-            rows.append({"row": idx, "column": col, "ours": float(a), "paper": float(b),
-                         "abs_diff": abs(float(a) - float(b)), "agrees": abs(float(a) - float(b)) <= tolerance})
+            rows.append(
+                {
+                    "row": idx,
+                    "column": col,
+                    "ours": float(a),
+                    "paper": float(b),
+                    "abs_diff": abs(float(a) - float(b)),
+                    "agrees": abs(float(a) - float(b)) <= tolerance,
+                }
+            )
     return pd.DataFrame(rows, columns=["row", "column", "ours", "paper", "abs_diff", "agrees"])
 
 
-def write_verdict(path, target_id: str, status: str, summary: str, files=(), details: dict | None = None) -> dict:
+def write_verdict(
+    path, target_id: str, status: str, summary: str, files=(), details: dict | None = None
+) -> dict:
     """Record the outcome of one target for the report (atomically)."""
     if status not in STATUSES[1:]:
         raise ValueError(f"status must be one of {STATUSES[1:]}, got {status!r}")
     verdict = {
-        "id": target_id, "status": status, "summary": summary, "files": [str(f) for f in files],
-        "details": details or {}, "written": datetime.now(UTC).isoformat(timespec="seconds"),
+        "id": target_id,
+        "status": status,
+        "summary": summary,
+        "files": [str(f) for f in files],
+        "details": details or {},
+        "written": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     write_json(path, verdict)
     return verdict
@@ -95,8 +109,17 @@ def build_report(targets_yaml, verdict_dir, out_html) -> pd.DataFrame:
     rows = []
     for t in load_targets(targets_yaml):
         v = verdicts.get(t["id"], {})
-        rows.append({"id": t["id"], "kind": t["kind"], "title": t["title"], "where": t["where"],
-                     "status": v.get("status", "not built"), "summary": v.get("summary", ""), "files": v.get("files", [])})
+        rows.append(
+            {
+                "id": t["id"],
+                "kind": t["kind"],
+                "title": t["title"],
+                "where": t["where"],
+                "status": v.get("status", "not built"),
+                "summary": v.get("summary", ""),
+                "files": v.get("files", []),
+            }
+        )
     table = pd.DataFrame(rows)
     counts = table["status"].value_counts().reindex(STATUSES, fill_value=0)
     body = [
@@ -110,7 +133,8 @@ def build_report(targets_yaml, verdict_dir, out_html) -> pd.DataFrame:
     ]
     for r in rows:
         links = " ".join(
-            f"<a href='{html.escape(os.path.relpath(f, out_html.parent))}'>{html.escape(Path(f).name)}</a>" for f in r["files"]
+            f"<a href='{html.escape(os.path.relpath(f, out_html.parent))}'>{html.escape(Path(f).name)}</a>"
+            for f in r["files"]
         )
         cls = r["status"].replace(" ", "-")
         body.append(
