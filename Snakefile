@@ -11,7 +11,6 @@ if not workflow.config_settings.configfiles:
     configfile: "config/config.yaml"
 
 
-
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/eb_tables.smk"

@@ -11,7 +11,9 @@ validate(config, "../schemas/config.schema.yaml")
 
 SEED = config["seed"]
 ALL_TARGETS = []  # verdict files (and other final outputs) of every enabled target
-DATA_TARGETS = [f"results/data/processed/{name}.parquet" for name in config["data"]["datasets"]]
+DATA_TARGETS = [
+    f"results/data/processed/{name}.parquet" for name in config["data"]["datasets"]
+]
 REPORT = "results/report/index.html"
 PAPER_DIR = "config/paper"
 TARGETS_YAML = "config/targets.yaml"
@@ -19,14 +21,25 @@ TARGETS_YAML = "config/targets.yaml"
 # Domain rule files, included by the Snakefile when present (each guards itself on its config section).
 DOMAIN_RULE_FILES = [
     f"workflow/rules/{name}.smk"
-    for name in ("exactboost", "baselines", "hashing", "conformal", "conformal_bounds", "calibration", "quantile_surrogate")
+    for name in (
+        "exactboost",
+        "baselines",
+        "hashing",
+        "conformal",
+        "conformal_bounds",
+        "calibration",
+        "quantile_surrogate",
+    )
     if Path(workflow.basedir, "workflow", "rules", f"{name}.smk").exists()
 ]
 
 
 def data_mirror():
     """The config's data.mirror if that folder exists, else $BOOSTCM_DATA_MIRROR; '' if neither."""
-    for candidate in (config["data"].get("mirror"), os.environ.get("BOOSTCM_DATA_MIRROR")):
+    for candidate in (
+        config["data"].get("mirror"),
+        os.environ.get("BOOSTCM_DATA_MIRROR"),
+    ):
         if candidate and Path(candidate).is_dir():
             return str(Path(candidate).resolve())
     return ""
@@ -49,7 +62,9 @@ def _quote(value):
     return shlex.quote(str(value))
 
 
-CONDA_ENV = "../../envs/boostcm.yaml"  # relative to workflow/rules/, where every rule lives
+CONDA_ENV = (
+    "../../envs/boostcm.yaml"  # relative to workflow/rules/, where every rule lives
+)
 
 
 def raw_files(name):
@@ -61,4 +76,8 @@ def raw_files(name):
 
 def processed_files(names):
     """Processed parquet files of those `names` that the config's data.datasets enables."""
-    return [f"results/data/processed/{n}.parquet" for n in names if n in config["data"]["datasets"]]
+    return [
+        f"results/data/processed/{n}.parquet"
+        for n in names
+        if n in config["data"]["datasets"]
+    ]

@@ -5,29 +5,34 @@ from boostcm.conformal.simulation import chunk_ranges, format_param, n_sims_for
 
 CP_SIM_TARGETS = {"CP-F1.1": ("ar1", "ar1_lambdas"), "CP-F4.1": ("hmm", "hmm_ps")}
 CP = config.get("conformal", {})
-CP_CHUNKS = {
-    m: chunk_ranges(n_sims_for(CP["n_sims"], m), CP["chunk_size"]) for m in CP.get("models", [])
-} if CP.get("enabled") else {}
+CP_CHUNKS = (
+    {
+        m: chunk_ranges(n_sims_for(CP["n_sims"], m), CP["chunk_size"])
+        for m in CP.get("models", [])
+    }
+    if CP.get("enabled")
+    else {}
+)
 
 
 rule conformal_simulate_chunk:
     output:
         "results/conformal/sims/{process}/{model}/{param}/chunk{chunk}.parquet",
+    log:
+        "results/logs/conformal/sims/{process}/{model}/{param}/chunk{chunk}.log",
     wildcard_constraints:
         process="ar1|hmm",
         model="boosting|forest|network",
         chunk=r"\d+",
+    conda:
+        CONDA_ENV
+    threads: 1
     params:
         first=lambda wc: CP_CHUNKS[wc.model][int(wc.chunk)][0],
         n_sims=lambda wc: CP_CHUNKS[wc.model][int(wc.chunk)][1],
         seed=SEED,
         cp=CP,
         fsc="--finite-sample-correction" if CP.get("finite_sample_correction") else "",
-    threads: 1
-    log:
-        "results/logs/conformal/sims/{process}/{model}/{param}/chunk{chunk}.log",
-    conda:
-        CONDA_ENV
     shell:
         "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
         " boostcm conformal simulate --process {wildcards.process} --param {wildcards.param}"
@@ -46,10 +51,10 @@ rule conformal_coverage_table:
         ],
     output:
         "results/tables/{target}.csv",
-    wildcard_constraints:
-        target="CP-F1\\.1|CP-F4\\.1",
     log:
         "results/logs/tables/{target}.log",
+    wildcard_constraints:
+        target="CP-F1\\.1|CP-F4\\.1",
     conda:
         CONDA_ENV
     shell:
@@ -64,17 +69,23 @@ rule conformal_coverage_notebook:
         executed="results/notebooks/{target}.ipynb",
         figure="results/figures/{target}.png",
         verdict="results/verdicts/{target}.json",
-    wildcard_constraints:
-        target="CP-F1\\.1|CP-F4\\.1",
-    params:
-        cmd=lambda wc, input, output: notebook_cmd(
-            input.notebook, output.executed, target_id=wc.target, table_csv=input.table,
-            figure=output.figure, verdict=output.verdict, alpha=CP["alpha"], n_cal=CP["n_cal"],
-        ),
     log:
         "results/logs/notebooks/{target}.log",
+    wildcard_constraints:
+        target="CP-F1\\.1|CP-F4\\.1",
     conda:
         CONDA_ENV
+    params:
+        cmd=lambda wc, input, output: notebook_cmd(
+            input.notebook,
+            output.executed,
+            target_id=wc.target,
+            table_csv=input.table,
+            figure=output.figure,
+            verdict=output.verdict,
+            alpha=CP["alpha"],
+            n_cal=CP["n_cal"],
+        ),
     shell:
         "{params.cmd} > {log} 2>&1"
 

@@ -10,15 +10,21 @@ CB_B = CB.get("f42b", {})
 CB_DIR = "results/conformal_bounds"
 CB_LEVELS_A = [float(x) for x in CB_A.get("one_minus_p", [])]
 CB_LEVELS_B = [float(x) for x in CB_B.get("one_minus_p", [])]
-CB_CHUNKS = range(-(-int(CB_B.get("n_seeds", 1)) // int(CB_B.get("chunk_size", 1))))  # ceil division
+CB_CHUNKS = range(
+    -(-int(CB_B.get("n_seeds", 1)) // int(CB_B.get("chunk_size", 1)))
+)  # ceil division
 
 
 rule conformal_bounds_f42b_chunk:
     output:
         f"{CB_DIR}/CP-F4.2b/omp{{omp}}_chunk{{chunk}}.parquet",
+    log:
+        f"results/logs/conformal_bounds/CP-F4.2b_omp{{omp}}_chunk{{chunk}}.log",
     wildcard_constraints:
         omp=r"[0-9.]+",
         chunk=r"\d+",
+    conda:
+        CONDA_ENV
     threads: 1
     params:
         n_seeds=CB_B.get("n_seeds"),
@@ -29,10 +35,6 @@ rule conformal_bounds_f42b_chunk:
         model=CB_B.get("model", "boosting"),
         n_lags=CB.get("n_lags", 11),
         alpha=CB.get("alpha", 0.1),
-    log:
-        f"results/logs/conformal_bounds/CP-F4.2b_omp{{omp}}_chunk{{chunk}}.log",
-    conda:
-        CONDA_ENV
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "boostcm conformal-bounds coverage-chunk --one-minus-p {wildcards.omp}"
@@ -44,7 +46,11 @@ rule conformal_bounds_f42b_chunk:
 
 rule conformal_bounds_f42b_runs:
     input:
-        [f"{CB_DIR}/CP-F4.2b/omp{omp}_chunk{c}.parquet" for omp in CB_LEVELS_B for c in CB_CHUNKS],
+        [
+            f"{CB_DIR}/CP-F4.2b/omp{omp}_chunk{c}.parquet"
+            for omp in CB_LEVELS_B
+            for c in CB_CHUNKS
+        ],
     output:
         f"{CB_DIR}/CP-F4.2b_runs.parquet",
     log:
@@ -64,20 +70,28 @@ rule conformal_bounds_f42b_notebook:
         figure="results/figures/CP-F4.2b.png",
         table="results/tables/CP-F4.2b.csv",
         verdict="results/verdicts/CP-F4.2b.json",
-    params:
-        # a static string (not a function), so that a change of settings re-runs the notebook
-        cmd=notebook_cmd(
-            "notebooks/CP-F4.2b.ipynb", "results/notebooks/CP-F4.2b.ipynb", alpha=CB.get("alpha", 0.1),
-            n_lags=CB.get("n_lags", 11), n_train=CB_B.get("n_train"), n_cal=CB_B.get("n_cal"),
-            n_test=CB_B.get("n_test"), delta_cal=CB_B.get("delta_cal", 0.005),
-            delta_test=CB_B.get("delta_test", 0.005), one_minus_p=json.dumps(CB_LEVELS_B),
-            runs_parquet=f"{CB_DIR}/CP-F4.2b_runs.parquet", table_csv="results/tables/CP-F4.2b.csv",
-            figure="results/figures/CP-F4.2b.png", verdict="results/verdicts/CP-F4.2b.json",
-        ),
     log:
         "results/logs/notebooks/CP-F4.2b.log",
     conda:
         CONDA_ENV
+    params:
+        # a static string (not a function), so that a change of settings re-runs the notebook
+        cmd=notebook_cmd(
+            "notebooks/CP-F4.2b.ipynb",
+            "results/notebooks/CP-F4.2b.ipynb",
+            alpha=CB.get("alpha", 0.1),
+            n_lags=CB.get("n_lags", 11),
+            n_train=CB_B.get("n_train"),
+            n_cal=CB_B.get("n_cal"),
+            n_test=CB_B.get("n_test"),
+            delta_cal=CB_B.get("delta_cal", 0.005),
+            delta_test=CB_B.get("delta_test", 0.005),
+            one_minus_p=json.dumps(CB_LEVELS_B),
+            runs_parquet=f"{CB_DIR}/CP-F4.2b_runs.parquet",
+            table_csv="results/tables/CP-F4.2b.csv",
+            figure="results/figures/CP-F4.2b.png",
+            verdict="results/verdicts/CP-F4.2b.json",
+        ),
     shell:
         "{params.cmd} > {log} 2>&1"
 
@@ -90,24 +104,34 @@ rule conformal_bounds_f42a_notebook:
         figure="results/figures/CP-F4.2a.png",
         table="results/tables/CP-F4.2a.csv",
         verdict="results/verdicts/CP-F4.2a.json",
-    threads: 1
-    params:
-        cmd=notebook_cmd(
-            "notebooks/CP-F4.2a.ipynb", "results/notebooks/CP-F4.2a.ipynb", alpha=CB.get("alpha", 0.1),
-            n_lags=CB.get("n_lags", 11), n_cal_min=CB_A.get("n_cal_min"), n_cal_max=CB_A.get("n_cal_max"),
-            n_cal_num=CB_A.get("n_cal_num"), one_minus_p=json.dumps(CB_LEVELS_A),
-            delta_min=CB_A.get("delta_min", 1e-4), delta_max=CB_A.get("delta_max", 0.3),
-            delta_num=CB_A.get("delta_num", 40), fixed_delta=CB_A.get("fixed_delta", 0.01),
-            table_csv="results/tables/CP-F4.2a.csv", figure="results/figures/CP-F4.2a.png",
-            verdict="results/verdicts/CP-F4.2a.json",
-        ),
     log:
         "results/logs/notebooks/CP-F4.2a.log",
     conda:
         CONDA_ENV
+    threads: 1
+    params:
+        cmd=notebook_cmd(
+            "notebooks/CP-F4.2a.ipynb",
+            "results/notebooks/CP-F4.2a.ipynb",
+            alpha=CB.get("alpha", 0.1),
+            n_lags=CB.get("n_lags", 11),
+            n_cal_min=CB_A.get("n_cal_min"),
+            n_cal_max=CB_A.get("n_cal_max"),
+            n_cal_num=CB_A.get("n_cal_num"),
+            one_minus_p=json.dumps(CB_LEVELS_A),
+            delta_min=CB_A.get("delta_min", 1e-4),
+            delta_max=CB_A.get("delta_max", 0.3),
+            delta_num=CB_A.get("delta_num", 40),
+            fixed_delta=CB_A.get("fixed_delta", 0.01),
+            table_csv="results/tables/CP-F4.2a.csv",
+            figure="results/figures/CP-F4.2a.png",
+            verdict="results/verdicts/CP-F4.2a.json",
+        ),
     shell:
         "NUMBA_NUM_THREADS={threads} {params.cmd} > {log} 2>&1"
 
 
 if enabled("conformal_bounds"):
-    ALL_TARGETS.extend(["results/verdicts/CP-F4.2a.json", "results/verdicts/CP-F4.2b.json"])
+    ALL_TARGETS.extend(
+        ["results/verdicts/CP-F4.2a.json", "results/verdicts/CP-F4.2b.json"]
+    )

@@ -5,23 +5,25 @@ from boostcm.datasets import dataset_names
 DATASETS = config["data"]["datasets"]
 _unknown = sorted(set(DATASETS) - set(dataset_names()))
 if _unknown:
-    raise ValueError(f"config data.datasets: unknown dataset(s) {_unknown}; see config/datasets.yaml")
+    raise ValueError(
+        f"config data.datasets: unknown dataset(s) {_unknown}; see config/datasets.yaml"
+    )
 
 for _name in dataset_names():
 
     rule:
         name:
             f"fetch_{_name.replace('-', '_')}"
-        localrule: True
         output:
             raw_files(_name),
+        log:
+            f"results/logs/fetch/{_name}.log",
+        localrule: True
+        conda:
+            CONDA_ENV
         params:
             dataset=_name,
             mirror=lambda wildcards: data_mirror(),
-        log:
-            f"results/logs/fetch/{_name}.log",
-        conda:
-            CONDA_ENV
         shell:
             "boostcm fetch {params.dataset} --raw-dir results/data/raw"
             " $( [ -n '{params.mirror}' ] && echo --mirror '{params.mirror}' ) > {log} 2>&1"

@@ -6,18 +6,20 @@ EB_TABLE_IDS = ["EB-T1", "EB-T5"]
 
 rule eb_dataset_table:
     input:
-        processed=lambda wildcards: processed_files(paper_table(wildcards.target, PAPER_DIR)["Dataset"]),
+        processed=lambda wildcards: processed_files(
+            paper_table(wildcards.target, PAPER_DIR)["Dataset"]
+        ),
         paper=f"{PAPER_DIR}/{{target}}.csv",
     output:
         "results/tables/{target}.csv",
-    wildcard_constraints:
-        target="EB-T1|EB-T5",
-    params:
-        paper_dir=lambda wildcards, input: os.path.dirname(input.paper),
     log:
         "results/logs/tables/{target}.log",
+    wildcard_constraints:
+        target="EB-T1|EB-T5",
     conda:
         CONDA_ENV
+    params:
+        paper_dir=lambda wildcards, input: os.path.dirname(input.paper),
     shell:
         "boostcm dataset-table {wildcards.target} {input.processed} --paper-dir {params.paper_dir}"
         " --out {output} > {log} 2>&1"
@@ -31,17 +33,21 @@ rule eb_dataset_table_notebook:
         executed="results/notebooks/{target}.ipynb",
         markdown="results/tables/{target}.md",
         verdict="results/verdicts/{target}.json",
-    wildcard_constraints:
-        target="EB-T1|EB-T5",
-    params:
-        cmd=lambda wildcards, input, output: notebook_cmd(
-            input.notebook, output.executed, target_id=wildcards.target, table_csv=input.table,
-            markdown=output.markdown, verdict=output.verdict,
-        ),
     log:
         "results/logs/notebooks/{target}.log",
+    wildcard_constraints:
+        target="EB-T1|EB-T5",
     conda:
         CONDA_ENV
+    params:
+        cmd=lambda wildcards, input, output: notebook_cmd(
+            input.notebook,
+            output.executed,
+            target_id=wildcards.target,
+            table_csv=input.table,
+            markdown=output.markdown,
+            verdict=output.verdict,
+        ),
     shell:
         "{params.cmd} > {log} 2>&1"
 

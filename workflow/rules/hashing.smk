@@ -11,18 +11,20 @@ rule hashing_job:
         "results/data/processed/{dataset}.parquet",
     output:
         "results/hashing/{dataset}/{method}/shingle{shingle}_seeds{chunk}.parquet",
+    log:
+        "results/logs/hashing/{dataset}_{method}_shingle{shingle}_seeds{chunk}.log",
     wildcard_constraints:
         method="ours|tlsh|klsh",
         shingle=r"\d+",
         chunk=r"\d+-\d+",
-    params:
-        settings=lambda wildcards: hashing_wf.job_settings(HASH_CFG, wildcards.dataset, wildcards.method),
-        seed=SEED,
-    threads: 2
-    log:
-        "results/logs/hashing/{dataset}_{method}_shingle{shingle}_seeds{chunk}.log",
     conda:
         CONDA_ENV
+    threads: 2
+    params:
+        settings=lambda wildcards: hashing_wf.job_settings(
+            HASH_CFG, wildcards.dataset, wildcards.method
+        ),
+        seed=SEED,
     shell:
         "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} boostcm hashing-job"
         " --dataset {wildcards.dataset} --method {wildcards.method} --shingle {wildcards.shingle}"
@@ -32,14 +34,16 @@ rule hashing_job:
 
 rule hashing_table:
     input:
-        lambda wildcards: hashing_wf.job_outputs(HASH_CFG, hashing_wf.dataset_of_target(HASH_CFG, wildcards.target)),
+        lambda wildcards: hashing_wf.job_outputs(
+            HASH_CFG, hashing_wf.dataset_of_target(HASH_CFG, wildcards.target)
+        ),
     output:
         table="results/tables/{target}.csv",
         summary="results/hashing/{target}_all_configurations.csv",
-    wildcard_constraints:
-        target=r"HASH-T3\.[345]",
     log:
         "results/logs/tables/{target}.log",
+    wildcard_constraints:
+        target=r"HASH-T3\.[345]",
     conda:
         CONDA_ENV
     shell:
@@ -57,18 +61,23 @@ rule hashing_notebook:
         executed="results/notebooks/{target}.ipynb",
         markdown="results/tables/{target}.md",
         verdict="results/verdicts/{target}.json",
-    wildcard_constraints:
-        target=r"HASH-T3\.[345]",
-    params:
-        cmd=lambda wildcards, input, output: notebook_cmd(
-            input.notebook, output.executed, target_id=wildcards.target, table_csv=input.table,
-            summary_csv=input.summary, paper_dir=os.path.dirname(input.paper),
-            markdown=output.markdown, verdict=output.verdict,
-        ),
     log:
         "results/logs/notebooks/{target}.log",
+    wildcard_constraints:
+        target=r"HASH-T3\.[345]",
     conda:
         CONDA_ENV
+    params:
+        cmd=lambda wildcards, input, output: notebook_cmd(
+            input.notebook,
+            output.executed,
+            target_id=wildcards.target,
+            table_csv=input.table,
+            summary_csv=input.summary,
+            paper_dir=os.path.dirname(input.paper),
+            markdown=output.markdown,
+            verdict=output.verdict,
+        ),
     shell:
         "{params.cmd} > {log} 2>&1"
 
