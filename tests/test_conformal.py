@@ -29,7 +29,7 @@ from boostcm.conformal import (
     split_indices,
 )
 from boostcm.conformal.online import sliding_window_cqr
-from boostcm.conformal.simulation import aggregate_coverage, simulate_coverage
+from boostcm.experiments.conformal import aggregate_coverage, simulate_coverage
 
 FALSE_ALARM = 1e-3  # per statistical assertion
 
@@ -136,7 +136,16 @@ def test_forest_and_network_iid_coverage_within_binomial_band():
 def test_conditional_probability_estimate_agrees_with_indicators_and_is_reproducible():
     """Mean of the exact conditional coverage probabilities vs mean of the 0/1 indicators over the
     same 300 AR(1) simulations: their difference has mean 0; z-test at false-alarm 1e-3."""
-    kw = dict(seed=11, n_train=150, n_cal=40, model_params={"n_estimators": 10})
+    kw = dict(
+        seed=11,
+        n_lags=11,
+        n_train=150,
+        n_cal=40,
+        n_test=1,
+        alpha=0.1,
+        finite_sample_correction=False,
+        model_params={"n_estimators": 10},
+    )
     df = simulate_coverage("ar1", 0.7, "boosting", range(300), **kw)
     d = df["coverage"] - df["conditional_probability"]
     z = d.mean() / (d.std(ddof=1) / np.sqrt(len(d)))
@@ -152,7 +161,7 @@ def test_conditional_probability_estimate_agrees_with_indicators_and_is_reproduc
 
 
 def test_chunks_cover_every_simulation_once():
-    from boostcm.conformal.simulation import chunk_ranges, n_sims_for
+    from boostcm.experiments.conformal import chunk_ranges, n_sims_for
 
     for n, size in ((0, 5), (10, 5), (11, 5), (3, 10)):
         sims = [s for first, count in chunk_ranges(n, size) for s in range(first, first + count)]
@@ -168,7 +177,7 @@ def test_chunks_cover_every_simulation_once():
 def test_wilson_interval_matches_statsmodels():
     from statsmodels.stats.proportion import proportion_confint
 
-    from boostcm.conformal.simulation import wilson_interval
+    from boostcm._stats import wilson_interval
 
     for k, n in ((0, 5), (5, 5), (90, 100), (449, 500)):
         lo, hi = wilson_interval(k, n, 0.99)
@@ -413,10 +422,11 @@ def test_cli_simulate_and_aggregate(tmp_path):
     import pandas as pd
 
     from boostcm._io import read_parquet_metadata
-    from boostcm.conformal.cli import main
+    from boostcm.experiments.cli import main
 
     out = tmp_path / "chunk.parquet"
     args = [
+        "conformal",
         "simulate",
         "--process",
         "hmm",
@@ -434,15 +444,22 @@ def test_cli_simulate_and_aggregate(tmp_path):
         "80",
         "--n-cal",
         "20",
+        "--n-lags",
+        "11",
+        "--n-test",
+        "1",
+        "--alpha",
+        "0.1",
         "--out",
         str(out),
     ]
     assert main(args) == 0
     df = pd.read_parquet(out)
     assert df["sim"].tolist() == [4, 5, 6] and read_parquet_metadata(out)["n_train"] == 80
-    assert main(["aggregate", str(out), "--out", str(tmp_path / "t.csv")]) == 0
+    assert main(["conformal", "table", str(out), "--out", str(tmp_path / "t.csv")]) == 0
     assert pd.read_csv(tmp_path / "t.csv")["n_sims"].tolist() == [3]
-    assert main(["aggregate", "--out", str(tmp_path / "empty.csv")]) == 1
+    assert main(["conformal", "table", "--out", str(tmp_path / "empty.csv")]) == 1
     assert not (tmp_path / "empty.csv").exists()
-    assert main(args[:-2] + ["--alpha", "1.5", "--out", str(tmp_path / "bad.parquet")]) == 1
+    bad = args[:-2] + ["--alpha", "1.5", "--out", str(tmp_path / "bad.parquet")]
+    assert main(bad) == 1
     assert not (tmp_path / "bad.parquet").exists()

@@ -417,14 +417,14 @@ def test_best_marginal_correction_is_the_grid_minimum():
 
 def test_experiment_functions_are_deterministic_and_consistent(tmp_path):
     from boostcm._io import write_parquet
-    from boostcm.conformal.bound_experiments import (
+    from boostcm.experiments.conformal_bounds import (
         aggregate_chunks,
         correction_curves,
         hmm_coverage_run,
         worst_case_bounds,
     )
 
-    kw = dict(seed=3, n_train=200, n_cal=300, n_test=300, n_lags=11, alpha=0.1)
+    kw = dict(seed=3, n_train=200, n_cal=300, n_test=300, n_lags=11, alpha=0.1, model="boosting")
     r1 = hmm_coverage_run(0.8, 0, **kw)
     assert r1 == hmm_coverage_run(0.8, 0, **kw)  # same seed, same numbers
     assert r1 != hmm_coverage_run(0.8, 1, **kw)

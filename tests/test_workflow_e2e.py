@@ -40,9 +40,8 @@ def workdir(tmp_path_factory, request):
     if MIRROR is None:
         pytest.skip("no data mirror on this machine")
     work = tmp_path_factory.mktemp("wf")
-    for item in ("Snakefile", "workflow", "config", "notebooks", "envs"):
-        src = repo / item
-        (shutil.copytree if src.is_dir() else shutil.copy2)(src, work / item)
+    for item in ("workflow", "config", "notebooks", "envs"):
+        shutil.copytree(repo / item, work / item)
     env = dict(os.environ, BOOSTCM_DATA_MIRROR=str(MIRROR))
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     _run(["--cores", "2", "--configfile", "config/ci.yaml"], work, env)
@@ -64,6 +63,27 @@ def test_second_run_does_nothing(workdir):
     work, env = workdir
     out = _run(["-n", "--cores", "2", "--configfile", "config/ci.yaml"], work, env)
     assert "Nothing to be done" in out.stdout + out.stderr
+
+
+def test_another_mirror_reruns_nothing(workdir, tmp_path):
+    """The mirror is where raw files come from, not part of what they are."""
+    work, env = workdir
+    other = tmp_path / "other-mirror"
+    other.mkdir()
+    out = _run(
+        ["-n", "--configfile", "config/ci.yaml"], work, dict(env, BOOSTCM_DATA_MIRROR=str(other))
+    )
+    assert "Nothing to be done" in out.stdout + out.stderr
+
+
+def test_runs_without_the_environment_activated(workdir):
+    """`.venv/bin/snakemake` without `activate`: jobs still find `boostcm` and `papermill`."""
+    work, env = workdir
+    bare = dict(env, PATH="/usr/bin:/bin")
+    verdict = work / "results/verdicts/EB-T5.json"
+    verdict.unlink()
+    _run(["--cores", "1", "--configfile", "config/ci.yaml"], work, bare)
+    assert json.loads(verdict.read_text())["status"] == "agrees"
 
 
 def test_deleting_a_processed_file_rebuilds_only_its_dependents(workdir):

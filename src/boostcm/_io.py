@@ -36,7 +36,9 @@ def write_json(path, obj) -> None:
 
 def write_parquet(path, df, metadata: dict | None = None) -> None:
     """Write a DataFrame to parquet atomically, storing `metadata` as JSON in the schema."""
-    import pyarrow as pa
+    from ._optional import import_optional
+
+    pa = import_optional("pyarrow", "data")
     import pyarrow.parquet as pq
 
     table = pa.Table.from_pandas(df, preserve_index=False)

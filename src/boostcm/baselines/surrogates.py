@@ -23,8 +23,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
-from xgboost import XGBClassifier
 
+from .._optional import import_optional
 from .._validation import check_finite_2d
 from ._base import validate_training_data
 
@@ -125,8 +125,9 @@ def make_random_forest(random_state=None):
 
 def make_xgboost(random_state=None):
     seed = 0 if random_state is None else random_state
+    xgboost = import_optional("xgboost", "baselines")
     return CheckedClassifier(
-        XGBClassifier(
+        xgboost.XGBClassifier(
             booster="gbtree",
             learning_rate=0.3,
             max_depth=6,

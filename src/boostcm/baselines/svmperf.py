@@ -22,10 +22,10 @@ max_a sum a_c Delta_c - 1/2 ||sum a_c g_c||^2 s.t. a >= 0, sum a <= C, with Clar
 
 from __future__ import annotations
 
-import clarabel
 import numpy as np
 import scipy.sparse as sp
 
+from .._optional import import_optional
 from ._base import ScoringClassifier, rate_threshold
 
 
@@ -75,6 +75,7 @@ def solve_working_set_dual(G: np.ndarray, delta: np.ndarray, C: float) -> np.nda
     P = sp.csc_matrix(np.triu(G + 1e-12 * np.eye(K)))
     A = sp.csc_matrix(np.vstack([-np.eye(K), np.ones((1, K))]))
     b = np.concatenate([np.zeros(K), [C]])
+    clarabel = import_optional("clarabel", "baselines")
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     settings.tol_gap_abs = settings.tol_gap_rel = 1e-10

@@ -1,4 +1,4 @@
-"""The dataset catalog (config/datasets.yaml, shipped as boostcm/datasets/catalog.yaml)."""
+"""The dataset catalog (``catalog.yaml`` beside this module, shipped in the package)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-import yaml
+from .._optional import import_optional
 
 KINDS = ("classification", "records", "series")
 
@@ -25,7 +25,7 @@ def load_catalog(path: str | None = None) -> dict:
         text = resources.files("boostcm.datasets").joinpath("catalog.yaml").read_text()
     else:
         text = Path(path).read_text()
-    catalog = yaml.safe_load(text)
+    catalog = import_optional("yaml", "data").safe_load(text)
     for name, entry in catalog.items():
         if entry.get("kind") not in KINDS:
             raise ValueError(f"catalog entry {name!r}: kind must be one of {KINDS}")

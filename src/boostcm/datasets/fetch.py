@@ -14,6 +14,7 @@ import warnings
 from pathlib import Path
 
 from .._io import atomic_path, sha256_file
+from .._optional import import_optional
 from .catalog import dataset_entry
 
 log = logging.getLogger(__name__)
@@ -109,7 +110,7 @@ def _verify(path: Path, expected: str | None, what: str) -> None:
 
 
 def _download(url: str, dest: Path, retries: int, name: str, rel: str, target: Path) -> None:
-    import pooch
+    pooch = import_optional("pooch", "data")
 
     downloader = pooch.HTTPDownloader(progressbar=_progressbar_available(), timeout=60)
     last = None

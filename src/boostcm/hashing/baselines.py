@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._optional import import_optional
 from .metrics import BlockingEvaluator
 from .vectorize import shingle_vocabulary_counts
 
@@ -41,7 +42,7 @@ def band_keys(signatures: np.ndarray, bands: int) -> np.ndarray:
 
 def tlsh_blocks(signatures: np.ndarray, bands: int = 22, max_block_size: int = 1000) -> np.ndarray:
     """TLSH block label of every record (community of the band-collision graph)."""
-    import igraph as ig
+    ig = import_optional("igraph", "hashing")
 
     if int(max_block_size) < 1:
         raise ValueError(f"max_block_size must be >= 1, got {max_block_size}")

@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from .._io import atomic_path, write_json
+from .._optional import import_optional
 
 STATUSES = ("not built", "built", "agrees", "deviates")
 PAPER_DIR_ENV = "BOOSTCM_PAPER_DIR"
@@ -95,7 +95,8 @@ def write_verdict(
 
 
 def load_targets(path: str | os.PathLike = "config/targets.yaml") -> list[dict]:
-    """Every target of TARGETS.md: id, where, kind, title, paper_table."""
+    """Every figure and table of the five documents: id, where, kind, title, paper_table."""
+    yaml = import_optional("yaml", "data")
     return yaml.safe_load(Path(path).read_text())["targets"]
 
 

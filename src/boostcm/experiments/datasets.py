@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..datasets.catalog import dataset_entry
+from ..datasets.processing import dataset_metadata
 from ..report import paper_table, split_pm
-from .catalog import dataset_entry
-from .processing import dataset_metadata
 
 
-def dataset_properties_table(target_id: str, processed_files, paper_dir=None) -> pd.DataFrame:
+def dataset_properties_table(target_id: str, processed_files, paper_dir) -> pd.DataFrame:
     """One row per dataset of the published table: paper counts, ours (from `processed_files`,
     the parquet files named <dataset>.parquet that this run built), agreement.
 
