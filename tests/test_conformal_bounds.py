@@ -2,8 +2,8 @@
 
 beta(r) is checked against total-variation distances computed independently (exact enumeration of
 the chain's paths, and a plug-in estimate from simulated chains); the calculators against a literal
-brute-force enumeration of the integer sets, the iid formulas (4.22), the reference values of
-BENCHMARKS.md (an independent computation by the authors' code), and a simulated deviation check.
+brute-force enumeration of the integer sets, the iid formulas (4.22), reference values
+computed with the authors' published code (an independent implementation), and a simulated deviation check.
 """
 
 from __future__ import annotations
@@ -299,7 +299,7 @@ def test_empty_test_set_and_infeasible_delta():
     assert marginal_coverage_bound(0.1, 50, 0.01, strong) == -math.inf
 
 
-# Reference values of BENCHMARKS.md (authors' code; two-state chain p = q, alpha 0.1, delta 0.01;
+# Reference values computed with the authors' published code ( two-state chain p = q, alpha 0.1, delta 0.01;
 # bound = 1 - alpha - eps_cal - delta - beta(n_cal + 1); cell = bound [a, m, r]).
 REFERENCE = {
     500: [

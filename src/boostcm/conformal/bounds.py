@@ -24,7 +24,8 @@ Conventions (docs/conformal_bounds.md, section "beta-mixing bounds", explains ea
     which are smaller than any blocking bound.
 * ``"thesis"`` - the formulas exactly as printed in (4.12)-(4.16) (iid formulas when beta = 0).
 * ``"authors"`` - the authors' code: printed (4.12)/(4.14) with variance factor alpha(1 - alpha)
-  instead of 1/4 and no iid shortcut; reproduces the reference table of BENCHMARKS.md.
+  instead of 1/4 and no iid shortcut; reproduces values computed with the authors' published
+  code (the reference table in tests/test_conformal_bounds.py).
 """
 
 from __future__ import annotations

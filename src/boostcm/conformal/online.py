@@ -1,4 +1,4 @@
-"""Online (sliding-window) split CQR (thesis Example 3, ALGORITHMS.md C.10).
+"""Online (sliding-window) split CQR (thesis chapter 4, Example 3).
 
 For each block of `step` consecutive test times t: fit a fresh quantile model on the n_train pairs
 that precede the calibration window, calibrate on the n_cal pairs immediately before t, and predict

@@ -2,7 +2,7 @@
 
 A stump is k(x) = +1 if x[feature] <= threshold else -1 (the sign s of (2.3) cancels in the
 product); threshold = +inf is the constant classifier (product +1 for every pair). The weak learner
-is exact: for each feature, one sweep over the sorted pair endpoints (ALGORITHMS.md B.1).
+is exact: for each feature, one sweep over the sorted pair endpoints.
 """
 
 from __future__ import annotations

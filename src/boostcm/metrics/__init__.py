@@ -41,7 +41,8 @@ def check_k(k, n: int) -> int:
 
 
 def default_k(y, fraction: float = 0.5) -> int:
-    """k = ceil(fraction * positive rate * n) (TARGETS.md evaluation convention), at least 1."""
+    """k = ceil(fraction * positive rate * n), at least 1: the k at which the ExactBoost experiments
+    evaluate P@k (the papers never state k; the authors' code uses fraction 0.5)."""
     y = np.asarray(y)
     return max(1, math.ceil(fraction * float(np.mean(y)) * y.shape[0]))
 
