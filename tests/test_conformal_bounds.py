@@ -299,7 +299,8 @@ def test_empty_test_set_and_infeasible_delta():
     assert marginal_coverage_bound(0.1, 50, 0.01, strong) == -math.inf
 
 
-# Reference values computed with the authors' published code ( two-state chain p = q, alpha 0.1, delta 0.01;
+# Reference values computed with the authors' published code (two-state chain p = q, alpha 0.1,
+# delta 0.01;
 # bound = 1 - alpha - eps_cal - delta - beta(n_cal + 1); cell = bound [a, m, r]).
 REFERENCE = {
     500: [
