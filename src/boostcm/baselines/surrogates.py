@@ -64,7 +64,7 @@ class CheckedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> from sklearn.datasets import make_classification
     >>> from sklearn.linear_model import LogisticRegression
     >>> from boostcm.baselines.surrogates import CheckedClassifier
-    >>> X, y = make_classification(n_samples=50, n_features=3, random_state=0)
+    >>> X, y = make_classification(n_samples=50, n_features=4, random_state=0)
     >>> clf = CheckedClassifier(estimator=LogisticRegression()).fit(X, y)
     >>> clf.predict_proba(X).shape
     (50, 2)

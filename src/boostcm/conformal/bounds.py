@@ -260,7 +260,7 @@ def _variance_factor(convention: str, alpha: float) -> float:
 
 
 def iid_eps(n: int, delta: float) -> float:
-    """iid (Hoeffding) calibration or test error term sqrt(log(2/delta) / (2n)) of eq. 4.22.
+    """Hoeffding calibration or test error term sqrt(log(2/delta) / (2n)) for iid data (eq. 4.22).
 
     Parameters
     ----------
@@ -293,8 +293,9 @@ def iid_eps(n: int, delta: float) -> float:
 def iid_eps_conditional(
     n: int, delta: float, gamma: float, vc_dim: int, convention: str = "proven"
 ) -> float:
-    """iid conditional error term (1/gamma)(4 sqrt(log(g (n+1)^d)/n) + 2 sqrt(log(4/delta)/(2n))).
+    """Conditional error term for iid data.
 
+    (1/gamma)(4 sqrt(log(g (n+1)^d)/n) + 2 sqrt(log(4/delta)/(2n))) of section 4.1.2, with
     g = 2 as printed; g = 4 in the proven convention (growth of the class at a fixed threshold).
 
     Parameters

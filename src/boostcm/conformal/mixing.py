@@ -120,7 +120,7 @@ def _shared_segment_collision(p: float, q: float, length: int) -> float:
 def lagged_window_beta(
     p: float, q: float, n_lags: int, max_lag: int, observation: str = "noisy"
 ) -> np.ndarray:
-    """beta-mixing coefficients beta_Z(k) of the lagged windows Z_t = (W_{t-L}, ..., W_t).
+    """Mixing coefficients beta_Z(k) of the lagged windows Z_t = (W_{t-L}, ..., W_t) of the chain.
 
     Parameters
     ----------
