@@ -96,18 +96,6 @@ class BlockingBound:
 # ----------------------------------------------------------------------------- input checks
 
 
-def _check_count(n, name: str, minimum: int = 1) -> int:
-    return check_integer(n, name, min_value=minimum)
-
-
-def _check_convention(convention: str) -> str:
-    return check_choice(convention, CONVENTIONS, "convention")
-
-
-def _check_beta(beta, needed: int) -> np.ndarray:
-    return check_mixing_coefficients(beta, needed)
-
-
 def _is_iid(beta: np.ndarray) -> bool:
     return bool(np.all(beta[1:] == 0.0))
 
@@ -148,8 +136,8 @@ def sigma_tilde_squared(beta, a_max: int, variance: float = 0.25) -> np.ndarray:
     >>> sigma_tilde_squared(np.zeros(4), 3)
     array([ nan, 0.25, 0.25, 0.25])
     """
-    a_max = _check_count(a_max, "a_max")
-    b = _check_beta(beta, a_max)
+    a_max = check_integer(a_max, "a_max", min_value=1)
+    b = check_mixing_coefficients(beta, a_max)
     c = np.cumsum(b[1:a_max])  # c[i] = sum_{j=1}^{i+1} beta(j)
     T = np.zeros(a_max + 1)
     if a_max >= 2:
@@ -285,7 +273,7 @@ def iid_eps(n: int, delta: float) -> float:
     >>> round(iid_eps(1000, 0.05), 4)
     0.0429
     """
-    n = _check_count(n, "n")
+    n = check_integer(n, "n", min_value=1)
     delta = check_probability(delta, "delta")
     return math.sqrt(math.log(2.0 / delta) / (2.0 * n))
 
@@ -328,17 +316,13 @@ def iid_eps_conditional(
     >>> round(iid_eps_conditional(10_000, 0.05, gamma=0.5, vc_dim=1), 3)
     0.32
     """
-    n = _check_count(n, "n")
+    n = check_integer(n, "n", min_value=1)
     delta = check_probability(delta, "delta")
-    gamma = _check_gamma(gamma)
-    d = _check_count(vc_dim, "vc_dim", minimum=0)
-    g = 4.0 if _check_convention(convention) == "proven" else 2.0
+    gamma = check_real(gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
+    d = check_integer(vc_dim, "vc_dim", min_value=0)
+    g = 4.0 if check_choice(convention, CONVENTIONS, "convention") == "proven" else 2.0
     vc = 4.0 * math.sqrt((math.log(g) + d * math.log(n + 1.0)) / n)
     return (vc + 2.0 * math.sqrt(math.log(4.0 / delta) / (2.0 * n))) / gamma
-
-
-def _check_gamma(gamma) -> float:
-    return check_real(gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
 
 
 # ----------------------------------------------------------------------------- marginal / empirical
@@ -385,11 +369,11 @@ def eps_cal(
     >>> round(b.value, 3), b.method, b.a, b.m
     (0.211, 'blocking', 11, 45)
     """
-    n = _check_count(n_cal, "n_cal")
+    n = check_integer(n_cal, "n_cal", min_value=1)
     delta = check_probability(delta_cal, "delta_cal")
     alpha = check_probability(alpha, "alpha")
-    convention = _check_convention(convention)
-    b = _check_beta(beta, n + 1)
+    convention = check_choice(convention, CONVENTIONS, "convention")
+    b = check_mixing_coefficients(beta, n + 1)
     if convention != "authors" and _is_iid(b):
         return BlockingBound(iid_eps(n, delta), 0, 0, 1, "iid")
     if n < 2:
@@ -448,12 +432,12 @@ def eps_test(
     >>> round(eps_test(1000, 0.01, beta, n_cal=1000).value, 3)
     0.211
     """
-    n = _check_count(n_test, "n_test")
-    n_cal = _check_count(n_cal, "n_cal")
+    n = check_integer(n_test, "n_test", min_value=1)
+    n_cal = check_integer(n_cal, "n_cal", min_value=1)
     delta = check_probability(delta_test, "delta_test")
     alpha = check_probability(alpha, "alpha")
-    convention = _check_convention(convention)
-    b = _check_beta(beta, max(n // 2, n_cal))
+    convention = check_choice(convention, CONVENTIONS, "convention")
+    b = check_mixing_coefficients(beta, max(n // 2, n_cal))
     if convention != "authors" and _is_iid(b):
         return BlockingBound(iid_eps(n, delta), 0, 0, 0, "iid")
     if n < 2:
@@ -511,9 +495,9 @@ def marginal_coverage_bound(
     0.679
     """
     alpha = check_probability(alpha, "alpha")
-    n = _check_count(n_cal, "n_cal")
-    lag = n + 1 if test_lag is None else _check_count(test_lag, "test_lag", minimum=n + 1)
-    b = _check_beta(beta, max(n + 1, lag))
+    n = check_integer(n_cal, "n_cal", min_value=1)
+    lag = n + 1 if test_lag is None else check_integer(test_lag, "test_lag", min_value=n + 1)
+    b = check_mixing_coefficients(beta, max(n + 1, lag))
     e = eps_cal(n, delta_cal, b, alpha=alpha, convention=convention)
     return 1.0 - alpha - e.value - float(delta_cal) - float(b[lag])
 
@@ -619,9 +603,9 @@ def best_marginal_correction(
     (0.211, 0.0206)
     """
     alpha = check_probability(alpha, "alpha")
-    n = _check_count(n_cal, "n_cal")
-    convention = _check_convention(convention)
-    b = _check_beta(beta, n + 1)
+    n = check_integer(n_cal, "n_cal", min_value=1)
+    convention = check_choice(convention, CONVENTIONS, "convention")
+    b = check_mixing_coefficients(beta, n + 1)
     d = np.asarray(deltas, dtype=np.float64)
     if d.ndim != 1 or d.shape[0] == 0:
         raise ValueError("deltas must be a non-empty 1-D array")
@@ -700,12 +684,12 @@ def eps_cal_conditional(
     >>> b.method, round(b.value, 2)
     ('blocking', 1.19)
     """
-    n = _check_count(n_cal, "n_cal")
+    n = check_integer(n_cal, "n_cal", min_value=1)
     delta = check_probability(delta_cal, "delta_cal")
-    gamma = _check_gamma(gamma)
-    d = _check_count(vc_dim, "vc_dim", minimum=0)
-    convention = _check_convention(convention)
-    b = _check_beta(beta, n + 1)
+    gamma = check_real(gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
+    d = check_integer(vc_dim, "vc_dim", min_value=0)
+    convention = check_choice(convention, CONVENTIONS, "convention")
+    b = check_mixing_coefficients(beta, n + 1)
     if convention != "authors" and _is_iid(b):
         return BlockingBound(iid_eps_conditional(n, delta, gamma, d, convention), 0, 0, 1, "iid")
     if n < 2:
@@ -780,13 +764,13 @@ def eps_test_conditional(
     >>> b.method, round(b.value, 2)
     ('blocking', 1.15)
     """
-    n = _check_count(n_test, "n_test")
-    n_cal = _check_count(n_cal, "n_cal")
+    n = check_integer(n_test, "n_test", min_value=1)
+    n_cal = check_integer(n_cal, "n_cal", min_value=1)
     delta = check_probability(delta_test, "delta_test")
-    gamma = _check_gamma(gamma)
-    d = _check_count(vc_dim, "vc_dim", minimum=0)
-    convention = _check_convention(convention)
-    b = _check_beta(beta, max(n // 2, n_cal))
+    gamma = check_real(gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
+    d = check_integer(vc_dim, "vc_dim", min_value=0)
+    convention = check_choice(convention, CONVENTIONS, "convention")
+    b = check_mixing_coefficients(beta, max(n // 2, n_cal))
     if convention != "authors" and _is_iid(b):
         return BlockingBound(iid_eps_conditional(n, delta, gamma, d, convention), 0, 0, 0, "iid")
     if n < 2:

@@ -36,14 +36,6 @@ __all__ = [
 ]
 
 
-def _check_switch_probabilities(p: float, q: float) -> tuple[float, float]:
-    return check_switch_probabilities(p, q)
-
-
-def _check_max_lag(max_lag) -> int:
-    return check_integer(max_lag, "max_lag", min_value=0)
-
-
 def two_state_stationary(p: float, q: float) -> np.ndarray:
     """Stationary law (pi_0, pi_1) = (q, p) / (p + q) of the two-state chain.
 
@@ -65,7 +57,7 @@ def two_state_stationary(p: float, q: float) -> np.ndarray:
     >>> two_state_stationary(0.1, 0.3)
     array([0.75, 0.25])
     """
-    p, q = _check_switch_probabilities(p, q)
+    p, q = check_switch_probabilities(p, q)
     return np.array([q / (p + q), p / (p + q)])
 
 
@@ -97,8 +89,8 @@ def two_state_beta(p: float, q: float, max_lag: int) -> np.ndarray:
     >>> two_state_beta(0.25, 0.25, max_lag=3)
     array([0.5   , 0.25  , 0.125 , 0.0625])
     """
-    p, q = _check_switch_probabilities(p, q)
-    max_lag = _check_max_lag(max_lag)
+    p, q = check_switch_probabilities(p, q)
+    max_lag = check_integer(max_lag, "max_lag", min_value=0)
     lam = abs(1.0 - p - q)
     k = np.arange(max_lag + 1, dtype=np.float64)
     with np.errstate(under="ignore"):
@@ -154,8 +146,8 @@ def lagged_window_beta(
     >>> lagged_window_beta(0.25, 0.25, n_lags=1, max_lag=3)
     array([1.   , 1.   , 0.25 , 0.125])
     """
-    p, q = _check_switch_probabilities(p, q)
-    max_lag = _check_max_lag(max_lag)
+    p, q = check_switch_probabilities(p, q)
+    max_lag = check_integer(max_lag, "max_lag", min_value=0)
     n_lags = check_integer(n_lags, "n_lags", min_value=0)
     check_choice(observation, ("chain", "noisy"), "observation")
     out = np.empty(max_lag + 1)

@@ -33,10 +33,6 @@ __all__ = [
 ]
 
 
-def _check_phi(phi) -> float:
-    return check_real(phi, "phi", low=0.0, high=1.0, high_inclusive=False)
-
-
 def quantile_rank(n: int, phi: float, finite_sample_correction: bool = False) -> int:
     """1-based rank k of the order statistic that `empirical_quantile` returns.
 
@@ -79,7 +75,7 @@ def quantile_rank(n: int, phi: float, finite_sample_correction: bool = False) ->
         raise ValueError(f"n must be an integer, got {n!r}")
     if n < 1:
         raise ValueError("the calibration set is empty: at least one calibration score is needed")
-    phi = _check_phi(phi)
+    phi = check_real(phi, "phi", low=0.0, high=1.0, high_inclusive=False)
     m = n + 1 if finite_sample_correction else n
     k = max(int(np.ceil(phi * m)), 0)
     while k > 0 and (k - 1) / m >= phi:
