@@ -8,7 +8,7 @@ a warm-up simulation (numba compilation excluded).
 Baselines measured in the same run: scikit-learn's HistGradientBoostingRegressor(loss="quantile")
 (two models, 100 iterations, LightGBM-like settings) and a quantile regression forest built on
 sklearn's RandomForestRegressor (100 trees, Meinshausen weights from .apply). The authors' numbers on
-this machine class (../shared/BENCHMARKS.md) are quoted as the bar: boosting 0.12-0.155 s, forest
+this machine class are quoted as the bar: boosting 0.12-0.155 s, forest
 0.63-1.09 s, network 1.9-2.2 s per simulation. Also prints the projected core-hours of the full
 CP-F1.1 + CP-F4.1 grid (105 settings x 10 000 simulations per model).
 
