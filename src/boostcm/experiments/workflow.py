@@ -56,9 +56,7 @@ def snakemake_processes(workdir: str | os.PathLike, proc: str | os.PathLike = "/
     return found
 
 
-def clear_stale_locks(
-    workdir: str | os.PathLike, proc: str | os.PathLike = "/proc"
-) -> list[Path]:
+def clear_stale_locks(workdir: str | os.PathLike, proc: str | os.PathLike = "/proc") -> list[Path]:
     """Remove Snakemake's locks in `workdir` if no Snakemake process works there any more.
 
     Parameters
