@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from boostcm._stats import wilson_interval
-from boostcm.report import build_report
+from boostcm.report import build_report, write_verdict
 from boostcm.report.claims import (
     Verdict,
     bound_coverage_verdict,
@@ -501,6 +501,8 @@ def test_verdict_json_keeps_rule_and_history_and_report_shows_them(repo, tmp_pat
     assert stored["details"] == written["details"] == v.details
     dataset_properties_verdict(_dataset_table(), "EB-T1").write(tmp_path / "v" / "EB-T1.json")
     assert "rule_history" not in json.loads((tmp_path / "v" / "EB-T1.json").read_text())
+    with pytest.raises(ValueError, match="rule"):
+        write_verdict(tmp_path / "v" / "X.json", "EB-T5", "agrees", "s")
 
     table = build_report(
         repo / "config/targets.yaml", tmp_path / "v", tmp_path / "r" / "index.html"
@@ -512,3 +514,17 @@ def test_verdict_json_keeps_rule_and_history_and_report_shows_them(repo, tmp_pat
     assert "0.05 percentage points" in page
     rules = table.set_index("id")["rule"]
     assert rules["CP-F1.1"] == v.rule and rules["EB-T5"] == ""
+
+
+def test_notebooks_leave_the_verdict_to_the_claims_module(repo):
+    """Notebooks load, plot, call a claims function and write its verdict; no rule of their own."""
+    for path in sorted((repo / "notebooks").glob("*.ipynb")):
+        code = "\n".join(
+            "".join(c["source"])
+            for c in json.loads(path.read_text())["cells"]
+            if c["cell_type"] == "code"
+        )
+        assert "from boostcm.report.claims import" in code, path.name
+        assert ".write(" in code, path.name
+        for word in ("write_verdict", '"agrees"', '"deviates"', "wilson_interval"):
+            assert word not in code, f"{path.name} uses {word}"

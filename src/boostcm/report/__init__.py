@@ -105,7 +105,8 @@ def write_verdict(
     details : dict, optional
         JSON-serialisable numbers behind the verdict.
     rule : str, optional
-        The rule that decided the status, in words with its numbers.
+        The rule that decided the status, in words with its numbers; required for ``agrees`` and
+        ``deviates``.
     rule_history : str, optional
         When the rule was changed after its results were seen: what it was, what it became, why.
 
@@ -118,10 +119,12 @@ def write_verdict(
     Raises
     ------
     ValueError
-        Unknown status.
+        Unknown status, or ``agrees`` / ``deviates`` without a rule.
     """
     if status not in STATUSES[1:]:
         raise ValueError(f"status must be one of {STATUSES[1:]}, got {status!r}")
+    if status != "built" and not (rule or "").strip():
+        raise ValueError(f"a verdict {status!r} must state the rule that decided it (rule=...)")
     verdict = {
         "id": target_id,
         "status": status,
