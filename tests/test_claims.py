@@ -528,3 +528,23 @@ def test_notebooks_leave_the_verdict_to_the_claims_module(repo):
         assert ".write(" in code, path.name
         for word in ("write_verdict", '"agrees"', '"deviates"', "wilson_interval"):
             assert word not in code, f"{path.name} uses {word}"
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        "coverage nan at 0.5",
+        "dependence >= 0.999: ; rest",
+        "differ: ",
+        "flagged () points",
+        "a; ; b",
+    ],
+)
+def test_a_broken_summary_is_refused(summary):
+    with pytest.raises(ValueError, match="broken verdict summary"):
+        Verdict("CP-F4.1", "agrees", summary, rule="a rule")
+
+
+def test_a_sound_summary_passes():
+    text = "ratio 2.83 at n_cal=2000; bound -inf at 1-p=0.99 (vacuous): finite elsewhere"
+    assert Verdict("CP-F4.2a", "deviates", text, rule="a rule").summary == text

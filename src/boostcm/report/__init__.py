@@ -13,7 +13,6 @@ import html
 import json
 import os
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -113,8 +112,8 @@ def write_verdict(
     Returns
     -------
     dict
-        What was written: ``id``, ``status``, ``summary``, ``rule``, ``files``, ``details``,
-        ``written`` and ``rule_history`` when given.
+        What was written: ``id``, ``status``, ``summary``, ``rule``, ``files``, ``details``
+        and ``rule_history`` when given (no time stamp: the same results give the same bytes).
 
     Raises
     ------
@@ -132,7 +131,6 @@ def write_verdict(
         "rule": rule or "",
         "files": [str(f) for f in files],
         "details": details or {},
-        "written": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     if rule_history:
         verdict["rule_history"] = rule_history

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -77,6 +78,10 @@ _MONOTONE_EPS = 1e-12  # a curve "decreases" when no step goes up by more than f
 _Z99 = 2.5758293035489004  # two-sided 99 % normal quantile
 
 
+# A NaN printed as a number, or a list that came out empty ("dependence >= 0.999: ;", "()").
+_BROKEN_TEXT = re.compile(r"\bnan\b|:\s*[;,.)]|:\s*$|\(\s*\)|;\s*;", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Verdict:
     """Outcome of one target's rule.
@@ -99,7 +104,8 @@ class Verdict:
     Raises
     ------
     ValueError
-        If the status is unknown, the summary is not one line, an ``agrees``/``deviates`` verdict has
+        If the status is unknown, the summary is not one line or has a broken fragment (a printed
+        NaN, an empty list such as ``": ;"`` or ``"()"``), an ``agrees``/``deviates`` verdict has
         no rule, or the details are not JSON-serialisable.
     """
 
@@ -115,6 +121,9 @@ class Verdict:
             raise ValueError(f"status must be one of {VERDICT_STATUSES}, got {self.status!r}")
         if "\n" in self.summary:
             raise ValueError("a verdict summary is one line")
+        broken = _BROKEN_TEXT.search(self.summary)
+        if broken:
+            raise ValueError(f"broken verdict summary near {broken.group(0)!r}: {self.summary}")
         if self.status != "built" and not self.rule.strip():
             raise ValueError(f"a verdict {self.status!r} must state its rule")
         try:
@@ -409,7 +418,8 @@ def hashing_verdict(table: pd.DataFrame, paper: pd.DataFrame, target_id: str) ->
             f"{r['model']}: not in our table"
             if r["missing"]
             else f"{r['model']}: recall {r['our recall']} vs {r['paper recall']}, RR "
-            f"{r['our reduction ratio']} vs {r['paper reduction ratio']} ({r['our config']})"
+            f"{r['our reduction ratio']} vs {r['paper reduction ratio']}"
+            + (f" ({r['our config']})" if r["our config"] else "")
             for r in rows
         )
     )
