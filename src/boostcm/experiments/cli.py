@@ -177,6 +177,91 @@ def _bounds_runs(args) -> None:
     write_parquet(args.out, df, {"chunks": len(args.inputs), "settings": settings})
 
 
+# --- ExactBoost tables (EB-T3, EB-T4, EB-T6..T11, EB-F3) ----------------------------------------
+
+
+def _model_settings(args) -> dict:
+    from .exactboost import check_model_settings
+
+    try:
+        settings = json.loads(args.model_settings)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--model-settings is not JSON: {exc}") from None
+    return check_model_settings(args.method, settings)
+
+
+def _eb_meta(meta: dict, args) -> dict:
+    return {**meta, "data_file": args.data}
+
+
+def _eb_estimator(args) -> None:
+    from .exactboost import read_processed, run_estimator_job
+
+    X, y = read_processed(args.data)
+    frame, meta = run_estimator_job(
+        X,
+        y,
+        dataset=args.dataset,
+        fold=args.fold,
+        method=args.method,
+        n_folds=args.n_folds,
+        cv_seed=args.cv_seed,
+        seed=args.seed,
+        pak_fraction=args.pak_fraction,
+        settings=_model_settings(args),
+    )
+    write_parquet(args.out, frame, _eb_meta(meta, args))
+    print(json.dumps(meta["losses"]))
+
+
+def _eb_base(args) -> None:
+    from .exactboost import read_processed, run_base_job
+
+    X, y = read_processed(args.data)
+    frame, meta = run_base_job(
+        X,
+        y,
+        dataset=args.dataset,
+        fold=args.fold,
+        method=args.method,
+        n_folds=args.n_folds,
+        cv_seed=args.cv_seed,
+        seed=args.seed,
+        pak_fraction=args.pak_fraction,
+        ensembling_fraction=args.ensembling_fraction,
+    )
+    write_parquet(args.out, frame, _eb_meta(meta, args))
+    print(json.dumps(meta["losses"]))
+
+
+def _eb_ensembler(args) -> None:
+    from .exactboost import read_base_jobs, read_processed, run_ensembler_job
+
+    X, y = read_processed(args.data)
+    frames, protocol = read_base_jobs(args.base, args.dataset, args.fold, args.seed)
+    frame, meta = run_ensembler_job(
+        X,
+        y,
+        frames,
+        dataset=args.dataset,
+        fold=args.fold,
+        method=args.method,
+        inputs=args.inputs,
+        seed=args.seed,
+        pak_fraction=args.pak_fraction,
+        settings=_model_settings(args),
+        protocol=protocol,
+    )
+    write_parquet(args.out, frame, _eb_meta(meta, args))
+    print(json.dumps(meta["losses"]))
+
+
+def _eb_table(args) -> None:
+    from .exactboost import aggregate
+
+    _write_csv(args.out, aggregate(args.target, args.inputs, args.paper_dir, args.n_folds))
+
+
 # --- parser --------------------------------------------------------------------------------------
 
 
@@ -256,6 +341,58 @@ def build_parser() -> argparse.ArgumentParser:
     br = _add(bs, "runs", _bounds_runs, "concatenate chunk files (refusing mixed settings)")
     br.add_argument("inputs", nargs="+")
     _req(br, "--out")
+
+    from .exactboost import ENSEMBLERS, INPUTS, METHODS, SURROGATES, TARGETS
+
+    e = sub.add_parser("exactboost", help="ExactBoost's result tables (EB-T3, T4, T6-T11, F3)")
+    es = e.add_subparsers(dest="step", required=True, metavar="step")
+    steps = (
+        ("estimator", _eb_estimator, "one estimator: fit on a training fold, score its test fold"),
+        (
+            "base",
+            _eb_base,
+            "one base model of the ensemblers: scores of the ensembling set and test fold",
+        ),
+        ("ensembler", _eb_ensembler, "one ensembler on the base models' scores of a fold"),
+    )
+    for name, func, text in steps:
+        j = _add(es, name, func, text)
+        _req(j, "--dataset", "--out")
+        _req(
+            j, "--data", help="processed dataset parquet (results/data/processed/<dataset>.parquet)"
+        )
+        methods = {"estimator": METHODS, "base": SURROGATES, "ensembler": ENSEMBLERS}[name]
+        _req(j, "--method", choices=sorted(methods))
+        _req(j, "--fold", "--seed", type=int)
+        _req(
+            j,
+            "--pak-fraction",
+            type=float,
+            help="P@k evaluated at ceil(f x positive rate x n_test)",
+        )
+        if name != "ensembler":
+            _req(j, "--n-folds", "--cv-seed", type=int)
+        if name == "base":
+            _req(j, "--ensembling-fraction", type=float)
+        if name != "base":
+            _req(
+                j,
+                "--model-settings",
+                help="JSON: ExactBoost's settings for exactboost-*, {} for the other methods",
+            )
+        if name == "ensembler":
+            _req(j, "--inputs", choices=INPUTS)
+            j.add_argument(
+                "--base",
+                nargs="+",
+                required=True,
+                help="the six base models' job files of the fold",
+            )
+    et = _add(es, "table", _eb_table, "aggregate job files into a target's table (csv)")
+    et.add_argument("inputs", nargs="+", help="job parquet files")
+    _req(et, "--target", choices=TARGETS)
+    _req(et, "--paper-dir", "--out")
+    _req(et, "--n-folds", type=int)
     return p
 
 
