@@ -52,3 +52,17 @@ def check_probability(alpha: float, name: str = "alpha") -> float:
     if not (0.0 < a < 1.0):
         raise ValueError(f"{name} must lie strictly between 0 and 1, got {alpha}")
     return a
+
+
+def check_unit_interval(x, name: str = "scores") -> np.ndarray:
+    """Return x as a float64 1-D array of values in [0, 1]; reject NaN/inf, empty input and any
+    value outside [0, 1] (naming the first offending value)."""
+    arr = check_finite_1d(x, name)
+    bad = (arr < 0.0) | (arr > 1.0)
+    if np.any(bad):
+        first = float(arr[np.argmax(bad)])
+        raise ValueError(
+            f"{name} must lie in [0, 1] (probabilities), got {int(bad.sum())} value(s) outside, "
+            f"e.g. {first!r}"
+        )
+    return arr
