@@ -8,7 +8,7 @@ a warm-up simulation (numba compilation excluded).
 Baselines measured in the same run: scikit-learn's HistGradientBoostingRegressor(loss="quantile")
 (two models, 100 iterations, LightGBM-like settings) and a quantile regression forest built on
 sklearn's RandomForestRegressor (100 trees, Meinshausen weights from .apply). The authors' numbers on
-this machine class (../shared/BENCHMARKS.md) are quoted as the bar: boosting 0.12-0.155 s, forest
+this machine class are quoted as the bar: boosting 0.12-0.155 s, forest
 0.63-1.09 s, network 1.9-2.2 s per simulation. Also prints the projected core-hours of the full
 CP-F1.1 + CP-F4.1 grid (105 settings x 10 000 simulations per model).
 
@@ -49,7 +49,7 @@ class SklearnHGBQuantile(QuantileModel):
                 max_leaf_nodes=31,
                 min_samples_leaf=20,
                 early_stopping=False,
-                random_state=self.seed,
+                random_state=self.random_state,
             ).fit(X, y)
             for t in self.levels
         ]
@@ -71,7 +71,7 @@ class SklearnQRF(QuantileModel):
             min_samples_leaf=5,
             max_features=1 / 3,
             n_jobs=1,
-            random_state=self.seed,
+            random_state=self.random_state,
         ).fit(X, y)
         self._leaves, self._y = self._rf.apply(X), y
         self._order = np.argsort(y)
@@ -119,7 +119,7 @@ def main():
             sec = seconds_per_sim(
                 process,
                 param,
-                lambda s, name=name: make_quantile_model(name, 0.1, seed=s),
+                lambda s, name=name: make_quantile_model(name, 0.1, random_state=s),
                 args.sims,
             )
             rows.append(
@@ -132,7 +132,10 @@ def main():
             )
         for cls, name in ((SklearnHGBQuantile, "boosting"), (SklearnQRF, "forest")):
             sec = seconds_per_sim(
-                process, param, lambda s, cls=cls: cls(0.1, seed=s), args.baseline_sims
+                process,
+                param,
+                lambda s, cls=cls: cls(alpha=0.1, random_state=s),
+                args.baseline_sims,
             )
             rows.append(
                 {"process": process, "implementation": cls.name, "model": name, "s_per_sim": sec}

@@ -111,17 +111,17 @@ def test_search_is_invariant_to_increasing_feature_transforms():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(loss="f1"), "loss must be one of"),
+        (dict(metric="f1"), "metric must be one of"),
         (dict(search="random"), "search must be one of"),
         (dict(margin=-0.1), "margin"),
-        (dict(loss="pak", k=None), "k is required"),
-        (dict(loss="pak", k=99), "k must be between"),
+        (dict(metric="pak", k=None), "k is required"),
+        (dict(metric="pak", k=99), "k must be between"),
         (dict(precision_bits=0), "precision_bits"),
         (dict(precision_bits=2.5), "precision_bits"),
     ],
 )
 def test_fit_stump_errors(kwargs, match):
-    args = dict(loss="auc", margin=0.05, k=None, search="greedy")
+    args = dict(metric="auc", margin=0.05, k=None, search="greedy")
     args.update(kwargs)
     x = np.arange(6.0)
     with pytest.raises(ValueError, match=match):

@@ -10,6 +10,7 @@ from snakemake.utils import min_version
 from boostcm.datasets import dataset_entry
 from boostcm.datasets.fetch import MIRROR_ENV
 from boostcm.experiments.config import load_schema, validate_config
+from boostcm.experiments.workflow import clear_stale_locks
 
 min_version("9.0")
 
@@ -17,6 +18,11 @@ min_version("9.0")
 validate_config(
     config, load_schema(Path(workflow.basedir, "schemas/config.schema.yaml"))
 )
+
+# A run killed by SIGKILL leaves its lock behind; with no Snakemake process left in this directory
+# the lock is stale, and a plain rerun resumes (rerun-incomplete is in the default profile).
+if workflow.is_main_process and clear_stale_locks(Path.cwd()):
+    logger.warning("Removed the lock of a killed run (no Snakemake process works here any more).")
 
 SEED = config["seed"]
 ALL_TARGETS = []

@@ -108,7 +108,9 @@ def simulate_coverage(
                 seed, "conformal-model", process, key, int(s), model
             ).generate_state(1)[0]
         )
-        est = make_quantile_model(model, alpha=alpha, seed=model_seed, **(model_params or {}))
+        est = make_quantile_model(
+            model, alpha=alpha, random_state=model_seed, **(model_params or {})
+        )
         res = split_cqr(
             est,
             X,

@@ -203,7 +203,7 @@ def hmm_coverage_run(
     series = simulate_hmm(n_train + n_cal + n_test + n_lags, p, rng=rng)
     X, y = lagged_design(series, n_lags)
     est = make_quantile_model(
-        model, alpha=alpha, seed=int(rng.integers(2**31 - 1)), **(model_params or {})
+        model, alpha=alpha, random_state=int(rng.integers(2**31 - 1)), **(model_params or {})
     )
     res = split_cqr(est, X, y, n_train, n_cal, alpha, n_test=n_test)
     return dict(
