@@ -197,7 +197,18 @@ class FixedWidthBinning(BaseEstimator):
         self.n_bins = n_bins
 
     def fit(self, scores=None):
-        """Set the edges (the scores, if given, are only validated)."""
+        """Set the edges 0, 1/B, ..., 1 (fixed-width binning does not depend on data).
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,), optional
+            Scores in [0, 1]; only validated.
+
+        Returns
+        -------
+        self
+            The fitted binning.
+        """
         if scores is not None:
             check_unit_interval(scores)
         self.edges_ = fixed_width_edges(self.n_bins)
@@ -205,7 +216,18 @@ class FixedWidthBinning(BaseEstimator):
         return self
 
     def apply(self, scores) -> np.ndarray:
-        """Bin index (0-based) of each score."""
+        """Bin index (0-based) of each score.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,)
+            Scores in [0, 1].
+
+        Returns
+        -------
+        ndarray of int64, shape (m,)
+            Bin indices in 0, ..., n_bins_ - 1.
+        """
         _check_fitted(self)
         return assign_bins(scores, self.edges_)
 
@@ -250,12 +272,34 @@ class UniformMassBinning(BaseEstimator):
         self.duplicates = duplicates
 
     def fit(self, scores):
-        """Estimate the quantile edges from `scores` (the quantile split)."""
+        """Estimate the quantile edges from `scores` (the quantile split).
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,)
+            Scores in [0, 1] of the quantile split D_cal^1; n >= n_bins.
+
+        Returns
+        -------
+        self
+            The fitted binning.
+        """
         self.edges_ = uniform_mass_edges(scores, self.n_bins, duplicates=self.duplicates)
         self.n_bins_ = self.edges_.shape[0] - 1
         return self
 
     def apply(self, scores) -> np.ndarray:
-        """Bin index (0-based) of each score."""
+        """Bin index (0-based) of each score.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,)
+            Scores in [0, 1].
+
+        Returns
+        -------
+        ndarray of int64, shape (m,)
+            Bin indices in 0, ..., n_bins_ - 1.
+        """
         _check_fitted(self)
         return assign_bins(scores, self.edges_)

@@ -98,7 +98,24 @@ def online_variance(labels) -> float:
 
 
 def online_variance_path(labels) -> np.ndarray:
-    """V^+ after each of the first 1, 2, ..., N labels of one bin (arrival order), eq. (20)."""
+    """V^+ of eq. (20) after each of the first 1, 2, ..., N labels of one bin (arrival order).
+
+    Parameters
+    ----------
+    labels : array-like of shape (N,)
+        The 0/1 labels of the bin's points in the order they arrived.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        Entry i is 1 v sum_{j <= i+1} (Y_j - Ybar_{j-1})^2 (Ybar_0 = 0), non-decreasing and >= 1.
+
+    Examples
+    --------
+    >>> from boostcm.calibration import online_variance_path
+    >>> online_variance_path([1, 1, 0, 1])
+    array([1.        , 1.        , 2.        , 2.11111111])
+    """
     y = np.asarray(labels, dtype=np.float64)
     if y.ndim != 1:
         raise ValueError(f"labels must be 1-dimensional, got shape {y.shape}")

@@ -44,7 +44,7 @@ class CalibrationGuarantee:
     With probability at least 1 - alpha over the calibration data,
     |E[Y | h(X)] - h(X)| <= epsilon for almost every X (eq. (18)), where h = pi_hat of the bin.
 
-    Attributes
+    Parameters
     ----------
     epsilon : float
         The largest Theorem 4 radius over the bins (the sup in the proof of Corollary 3).
@@ -59,6 +59,12 @@ class CalibrationGuarantee:
         B.
     n_calibration : int
         Points the bin probabilities were estimated from.
+
+    Examples
+    --------
+    >>> from boostcm.calibration import CalibrationGuarantee
+    >>> print(CalibrationGuarantee(0.05, 0.1, 0.04, 300, 10, 4000))
+    (0.05, 0.1)-calibrated: with probability >= 0.9, |E[Y | h(X)] - h(X)| <= 0.05 (B = 10 bins, n = 4000, smallest bin 300)
     """
 
     epsilon: float
@@ -113,7 +119,9 @@ class _BinnedCalibrator(BaseEstimator):
         n = scores.shape[0]
         if isinstance(self.bins, str):
             if self.bins not in BINNINGS:
-                raise ValueError(f"bins must be one of {BINNINGS} or an array of edges")
+                raise ValueError(
+                    f"bins must be one of {BINNINGS} or an array of edges, got {self.bins!r}"
+                )
             n_bins = check_n_bins(self.n_bins)
             if self.bins == "fixed-width":
                 return fixed_width_edges(n_bins), np.arange(n), np.arange(0)
@@ -141,17 +149,50 @@ class _BinnedCalibrator(BaseEstimator):
             raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     def apply(self, scores) -> np.ndarray:
-        """Bin index (0-based) of each score under the fitted partition."""
+        """Bin index (0-based) of each score under the fitted partition.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,)
+            Scores in [0, 1].
+
+        Returns
+        -------
+        ndarray of int64, shape (m,)
+            Bin indices in 0, ..., n_bins_ - 1.
+        """
         self._check_fitted()
         return assign_bins(scores, self.bin_edges_)
 
     def predict(self, scores) -> np.ndarray:
-        """Recalibrated probabilities: the estimated probability of each score's bin."""
+        """Recalibrated probabilities: the estimated probability of each score's bin.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,)
+            Scores in [0, 1].
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            ``bin_means_`` of each score's bin.
+        """
         b = self.apply(scores)
         return self.bin_means_[b]
 
     def transform(self, scores) -> np.ndarray:
-        """Same as :meth:`predict` (scikit-learn's calibrator convention)."""
+        """Recalibrated probabilities, as :meth:`predict` (scikit-learn's calibrator convention).
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,)
+            Scores in [0, 1].
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            ``bin_means_`` of each score's bin.
+        """
         return self.predict(scores)
 
     def _empty_bins(self, counts, what="calibration points"):
@@ -198,9 +239,11 @@ class HistogramBinning(_BinnedCalibrator):
         The partition of [0, 1]; bin b is [e_b, e_{b+1}), the last closed at 1.
     n_bins_ : int
         Number of bins.
-    quantile_indices_, estimation_indices_ : ndarray of int
-        Rows of the fitted sample used for the edges (empty unless uniform-mass) and for the
-        bin probabilities (in input order: the arrival order of Theorem 6).
+    quantile_indices_ : ndarray of int
+        Rows of the fitted sample that gave the quantile edges (empty unless uniform-mass).
+    estimation_indices_ : ndarray of int
+        Rows that estimated the bin probabilities, in input order (the arrival order of
+        Theorem 6).
     counts_ : ndarray of shape (n_bins_,)
         N_b, estimation points per bin.
     bin_means_ : ndarray of shape (n_bins_,)
@@ -407,7 +450,20 @@ class HistogramBinning(_BinnedCalibrator):
         return np.clip(m - r, 0.0, 1.0), np.clip(m + r, 0.0, 1.0)
 
     def predict_interval(self, scores, kind: str = "batch"):
-        """Confidence interval for E[Y | bin of the score] of each score (see :meth:`bin_intervals`)."""
+        """Confidence interval for E[Y | bin of the score] of each score.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,)
+            Scores in [0, 1].
+        kind : {"batch", "online"}, default="batch"
+            Theorem 4 or Theorem 6 (see :meth:`bin_intervals`).
+
+        Returns
+        -------
+        lower, upper : ndarray of shape (m,)
+            The interval of each score's bin (simultaneous over bins at level 1 - alpha).
+        """
         lower, upper = self.bin_intervals(kind)
         b = self.apply(scores)
         return lower[b], upper[b]
@@ -428,6 +484,7 @@ def relative_mass(source_bins, target_bins, n_bins: int) -> np.ndarray:
     Returns
     -------
     ndarray of shape (B,)
+        The estimated ratio P_source(bin b) / P_target(bin b) of each bin.
 
     Raises
     ------
@@ -477,15 +534,33 @@ class WeightedHistogramBinning(_BinnedCalibrator):
 
     Parameters
     ----------
-    n_bins, bins, n_quantile, duplicates, random_state
-        As in :class:`HistogramBinning` (bins are built from unweighted source scores).
+    n_bins : int, default=10
+        Number of bins B (ignored when `bins` is an array of edges).
+    bins : {"uniform-mass", "fixed-width"} or array-like of shape (B + 1,), default="uniform-mass"
+        The binning scheme of the source scores, or fixed edges (see :class:`HistogramBinning`).
+    n_quantile : int or float, default=0.2
+        Uniform-mass only: size of the quantile split (count or fraction); the edges come from
+        the unweighted source scores of this split.
     relative_mass : {"weights", "unlabeled"}, default="weights"
-        Estimator of the relative mass m_b: (42) or (47).
+        Estimator of the relative mass m_b: (42) from the weights, or (47) from extra
+        unlabelled scores.
+    duplicates : {"raise", "drop"}, default="raise"
+        Uniform-mass only: what to do with coinciding quantile edges.
+    random_state : int, numpy Generator, RandomState or None, default=None
+        Seed of the sample split.
 
     Attributes
     ----------
-    bin_edges_, n_bins_, quantile_indices_, estimation_indices_, counts_
-        As in :class:`HistogramBinning`.
+    bin_edges_ : ndarray of shape (n_bins_ + 1,)
+        The partition of [0, 1].
+    n_bins_ : int
+        Number of bins.
+    quantile_indices_ : ndarray of int
+        Rows that gave the quantile edges (empty unless uniform-mass).
+    estimation_indices_ : ndarray of int
+        Rows that estimated the bin probabilities.
+    counts_ : ndarray of shape (n_bins_,)
+        N_b, estimation points per bin.
     weight_sums_ : ndarray of shape (n_bins_,)
         Sum of the weights of the estimation points in each bin.
     relative_mass_ : ndarray of shape (n_bins_,)

@@ -21,7 +21,7 @@ from .binning import assign_bins, check_n_bins, fixed_width_edges
 class ReliabilityCurve:
     """Per-bin summary of predictions on an evaluation sample (fixed-width bins).
 
-    Attributes
+    Parameters
     ----------
     edges : ndarray of shape (B' + 1,)
         Bin edges 0, 1/B', ..., 1.
@@ -31,6 +31,13 @@ class ReliabilityCurve:
         MP(I_b) (NaN for an empty bin).
     fraction_positive : ndarray of shape (B',)
         FP(I_b) (NaN for an empty bin).
+
+    Examples
+    --------
+    >>> from boostcm.calibration import reliability_curve
+    >>> curve = reliability_curve([0.1, 0.3, 0.7, 0.9], [0, 0, 1, 1], n_bins=2)
+    >>> curve.counts, round(curve.ece, 2)
+    (array([2, 2]), 0.2)
     """
 
     edges: np.ndarray
@@ -71,6 +78,7 @@ def reliability_curve(probs, y, *, n_bins: int = 10) -> ReliabilityCurve:
     Returns
     -------
     ReliabilityCurve
+        Edges, counts, MP and FP of each bin; its ``ece`` property is the l1-ECE.
 
     Examples
     --------
@@ -93,7 +101,9 @@ def reliability_curve(probs, y, *, n_bins: int = 10) -> ReliabilityCurve:
 
 
 def expected_calibration_error(probs, y, *, n_bins: int = 10) -> float:
-    """l1-ECE with B' fixed-width bins: sum_b p_hat_b |MP(I_b) - FP(I_b)| (Appendix D.4).
+    """The l1 expected calibration error with B' fixed-width bins (Appendix D.4).
+
+    ECE = sum_b p_hat_b |MP(I_b) - FP(I_b)|, p_hat_b the share of the sample in bin b.
 
     Parameters
     ----------
@@ -107,6 +117,7 @@ def expected_calibration_error(probs, y, *, n_bins: int = 10) -> float:
     Returns
     -------
     float
+        The ECE, in [0, 1].
 
     Examples
     --------

@@ -26,6 +26,7 @@ def plot_reliability_diagram(probs, y, *, n_bins: int = 10, ax=None, label=None,
     Returns
     -------
     matplotlib Axes
+        The axes drawn on.
 
     Examples
     --------

@@ -30,7 +30,21 @@ PAPER_LAMBDAS = np.logspace(-3, 3, 100)
 
 
 def gaussian_kernel(X, centers, sigma: float) -> np.ndarray:
-    """K[l, i] = exp(-||centers_l - X_i||^2 / (2 sigma^2)), shape (n_centers, n).
+    """Gaussian kernel matrix K[l, i] = exp(-||centers_l - X_i||^2 / (2 sigma^2)).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Points.
+    centers : array-like of shape (b, d)
+        Kernel centres.
+    sigma : float
+        Kernel width.
+
+    Returns
+    -------
+    ndarray of shape (b, n)
+        Kernel values of every point at every centre.
 
     Examples
     --------
@@ -74,6 +88,17 @@ def ulsif_loo_scores(K_source, K_target, lambdas) -> np.ndarray:
     ----------
     Kanamori, Hido, Sugiyama (2009), A least-squares approach to direct importance estimation,
     JMLR 10, Section 3.4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.calibration import gaussian_kernel, ulsif_loo_scores
+    >>> rng = np.random.default_rng(0)
+    >>> xs, xt = rng.uniform(size=(50, 1)), rng.beta(2, 1, size=(50, 1))
+    >>> K_s, K_t = gaussian_kernel(xs, xt[:10], 0.3), gaussian_kernel(xt, xt[:10], 0.3)
+    >>> scores = ulsif_loo_scores(K_s, K_t, [0.01, 0.1, 1.0])
+    >>> scores.shape, bool(np.all(scores < 0))  # -1/2 E_source[w^2] at best
+    ((3,), True)
     """
     Kd = np.asarray(K_source, dtype=np.float64)
     Kn = np.asarray(K_target, dtype=np.float64)
@@ -118,10 +143,12 @@ class ULSIF(BaseEstimator):
 
     Parameters
     ----------
-    sigmas : array-like, default=25 log-spaced values from 1e-2 to 1e2
-        Gaussian kernel widths tried (Appendix D.4's grid).
-    lambdas : array-like, default=100 log-spaced values from 1e-3 to 1e3
-        Ridge parameters tried (Appendix D.4's grid).
+    sigmas : array-like or None, default=None
+        Gaussian kernel widths tried; None = Appendix D.4's grid, 25 log-spaced values from
+        1e-2 to 1e2 (``PAPER_SIGMAS``).
+    lambdas : array-like or None, default=None
+        Ridge parameters tried; None = Appendix D.4's grid, 100 log-spaced values from 1e-3 to
+        1e3 (``PAPER_LAMBDAS``).
     n_centers : int, default=100
         Kernel centres: this many target points drawn without replacement (all of them if fewer).
     random_state : int, numpy Generator, RandomState or None, default=None
@@ -131,8 +158,10 @@ class ULSIF(BaseEstimator):
     ----------
     centers_ : ndarray of shape (b, d)
         The kernel centres.
-    sigma_, lambda_ : float
-        The chosen kernel width and ridge parameter (smallest leave-one-out score).
+    sigma_ : float
+        The chosen kernel width (smallest leave-one-out score).
+    lambda_ : float
+        The chosen ridge parameter.
     loo_scores_ : ndarray of shape (len(sigmas), len(lambdas))
         Leave-one-out score of every grid point.
     coef_ : ndarray of shape (b,)
@@ -158,9 +187,7 @@ class ULSIF(BaseEstimator):
     True
     """
 
-    def __init__(
-        self, *, sigmas=PAPER_SIGMAS, lambdas=PAPER_LAMBDAS, n_centers=100, random_state=None
-    ):
+    def __init__(self, *, sigmas=None, lambdas=None, n_centers=100, random_state=None):
         self.sigmas = sigmas
         self.lambdas = lambdas
         self.n_centers = n_centers
@@ -184,7 +211,8 @@ class ULSIF(BaseEstimator):
         Xt = check_finite_2d(X_target, "X_target")
         if Xs.shape[1] != Xt.shape[1]:
             raise ValueError(f"X_source has {Xs.shape[1]} features but X_target has {Xt.shape[1]}")
-        sigmas, lambdas = _grid(self.sigmas, "sigmas"), _grid(self.lambdas, "lambdas")
+        sigmas = _grid(PAPER_SIGMAS if self.sigmas is None else self.sigmas, "sigmas")
+        lambdas = _grid(PAPER_LAMBDAS if self.lambdas is None else self.lambdas, "lambdas")
         nc = self.n_centers
         if isinstance(nc, bool) or not isinstance(nc, numbers.Integral) or nc < 1:
             raise ValueError(f"n_centers must be a positive integer, got {nc!r}")
@@ -212,7 +240,18 @@ class ULSIF(BaseEstimator):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """Estimated ratio w_hat(x) >= 0 at each row of X."""
+        """Estimated ratio w_hat(x) >= 0 at each row of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            sum_l theta_l exp(-||x - c_l||^2 / (2 sigma^2)).
+        """
         if not hasattr(self, "coef_"):
             raise ValueError("this ULSIF is not fitted yet: call fit first")
         X = check_finite_2d(X, "X")
@@ -224,7 +263,21 @@ class ULSIF(BaseEstimator):
 
 
 def ulsif_solve(K_source, K_target, lam: float) -> np.ndarray:
-    """theta = max(0, (H + lam I)^{-1} h) with H = K_s K_s^T / n_s and h = mean of K_t's columns.
+    """The uLSIF coefficients theta = max(0, (H + lam I)^{-1} h) for one (sigma, lambda).
+
+    Parameters
+    ----------
+    K_source : ndarray of shape (b, n_s)
+        Kernel values of the source points at the centres; H = K_source K_source^T / n_s.
+    K_target : ndarray of shape (b, n_t)
+        Kernel values of the target points at the centres; h = the mean of its columns.
+    lam : float
+        Ridge parameter lambda > 0.
+
+    Returns
+    -------
+    ndarray of shape (b,)
+        The non-negative coefficients.
 
     Examples
     --------
