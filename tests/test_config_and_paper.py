@@ -88,8 +88,9 @@ def test_config_readme_is_generated_from_the_schema(repo):
 def test_misspelt_key_is_named(repo):
     cfg = yaml.safe_load((repo / "config/ci.yaml").read_text())
     cfg["data"]["mirorr"] = "x"
-    with pytest.raises(jsonschema.ValidationError, match="mirorr"):
+    with pytest.raises(jsonschema.ValidationError, match="mirorr") as err:
         validate_config(cfg, _schema(repo))
+    assert str(err.value).count("\n") == 0 and "allowed here are mirror, datasets" in str(err.value)
     cfg = yaml.safe_load((repo / "config/ci.yaml").read_text())
     cfg["conformal"]["alpha"] = "zero"
     with pytest.raises(jsonschema.ValidationError, match="conformal.alpha.*zero"):

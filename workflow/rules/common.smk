@@ -22,7 +22,9 @@ validate_config(
 # A run killed by SIGKILL leaves its lock behind; with no Snakemake process left in this directory
 # the lock is stale, and a plain rerun resumes (rerun-incomplete is in the default profile).
 if workflow.is_main_process and clear_stale_locks(Path.cwd()):
-    logger.warning("Removed the lock of a killed run (no Snakemake process works here any more).")
+    logger.warning(
+        "Removed the lock of a killed run (no Snakemake process works here any more)."
+    )
 
 SEED = config["seed"]
 ALL_TARGETS = []

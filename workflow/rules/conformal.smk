@@ -15,6 +15,8 @@ rule conformal_simulate_chunk:
         "results/conformal/sims/{process}/{model}/{param}/chunk{chunk}.parquet",
     log:
         "results/logs/conformal/sims/{process}/{model}/{param}/chunk{chunk}.log",
+    benchmark:
+        "results/benchmarks/conformal/sims/{process}/{model}/{param}/chunk{chunk}.tsv"
     wildcard_constraints:
         process="ar1|hmm",
         model="boosting|forest|network",

@@ -18,6 +18,8 @@ rule conformal_bounds_f42b_chunk:
         f"{CB_DIR}/CP-F4.2b/omp{{omp}}_chunk{{chunk}}.parquet",
     log:
         f"results/logs/conformal_bounds/CP-F4.2b_omp{{omp}}_chunk{{chunk}}.log",
+    benchmark:
+        f"results/benchmarks/conformal_bounds/CP-F4.2b_omp{{omp}}_chunk{{chunk}}.tsv"
     wildcard_constraints:
         omp=r"[0-9.]+",
         chunk=r"\d+",

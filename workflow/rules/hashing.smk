@@ -13,6 +13,8 @@ rule hashing_job:
         "results/hashing/{dataset}/{method}/shingle{shingle}_seeds{chunk}.parquet",
     log:
         "results/logs/hashing/{dataset}_{method}_shingle{shingle}_seeds{chunk}.log",
+    benchmark:
+        "results/benchmarks/hashing/{dataset}_{method}_shingle{shingle}_seeds{chunk}.tsv"
     wildcard_constraints:
         method="ours|tlsh|klsh",
         shingle=r"\d+",

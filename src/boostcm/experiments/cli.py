@@ -119,11 +119,8 @@ def _hashing_table(args) -> None:
 
 
 def _conformal_simulate(args) -> None:
-    import time
-
     from .conformal import simulate_coverage
 
-    t0 = time.process_time()
     df = simulate_coverage(
         args.process,
         args.param,
@@ -137,9 +134,7 @@ def _conformal_simulate(args) -> None:
         alpha=args.alpha,
         finite_sample_correction=args.finite_sample_correction,
     )
-    meta = {k: v for k, v in vars(args).items() if k not in ("func", "out")}
-    meta["cpu_seconds"] = time.process_time() - t0
-    write_parquet(args.out, df, meta)
+    write_parquet(args.out, df, {k: v for k, v in vars(args).items() if k not in ("func", "out")})
 
 
 def _conformal_table(args) -> None:

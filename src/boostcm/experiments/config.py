@@ -70,7 +70,10 @@ def validate_config(config: dict, schema: dict) -> dict:
     error = next(iter(sorted(filling(schema).iter_errors(config), key=str)), None)
     if error is not None:
         where = ".".join(str(p) for p in error.absolute_path) or "config"
-        raise type(error)(f"{where}: {error.message}")
+        message = f"{where}: {error.message}"
+        if error.validator == "additionalProperties" and "properties" in error.schema:
+            message += f"; the keys allowed here are {', '.join(error.schema['properties'])}"
+        raise type(error)(message)
     return config
 
 
