@@ -118,20 +118,23 @@ def ulsif_loo_scores(K_source, K_target, lambdas) -> np.ndarray:
     g = Q.T @ h
     Kd_n, Kn_n = Kd[:, :n], Kn[:, :n]
     scale = (n_de - 1) / (n_de * (n_nu - 1))
+    # lambda-independent pieces: theta_{-i} = max(0, scale Q D (n_nu g - R_i + P_i c_i)) with
+    # D = (diag(e) + lam')^-1, c_i = (n_nu t_i - u_i) / (n_de - s_i) and
+    # s_i = P_i' D P_i, t_i = g' D P_i, u_i = R_i' D P_i (Sherman-Morrison, see the module doc)
+    A = n_nu * g[:, None] - R
+    P2, RP, gP = P * P, R * P, g[:, None] * P
+    inner = np.empty_like(P)
     out = np.empty(len(lambdas))
     for k, lam in enumerate(np.asarray(lambdas, dtype=np.float64)):
         # LOO system (H_{-i} + lam I) = n_de/(n_de-1) (B - phi_i phi_i^T / n_de),
         # B = H + lam (n_de - 1)/n_de I = Q diag(e + lam') Q^T
         D = 1.0 / (e + lam * (n_de - 1) / n_de)
-        DP = D[:, None] * P
-        s_de = np.einsum("kn,kn->n", P, DP)  # phi_i^T B^-1 phi_i
-        t = g @ DP  # h^T B^-1 phi_i
-        u = np.einsum("kn,kn->n", R, DP)  # psi_i^T B^-1 phi_i
-        denom = n_de - s_de
-        # n_nu * B0 - B1 of the uLSIF reference code, in the eigenbasis:
-        # n_nu (B^-1 h + B^-1 phi_i t_i / d_i) - (B^-1 psi_i + B^-1 phi_i u_i / d_i)
-        inner = D[:, None] * (n_nu * g[:, None] - R) + DP * ((n_nu * t - u) / denom)[None, :]
-        theta = np.maximum(0.0, scale * (Q @ inner))  # (b, n): column i = theta_{-i}
+        s_de, t, u = D @ P2, D @ gP, D @ RP
+        c = (n_nu * t - u) / (n_de - s_de)
+        np.multiply(P, c[None, :], out=inner)
+        inner += A
+        theta = (Q * (scale * D)[None, :]) @ inner
+        np.maximum(theta, 0.0, out=theta)  # (b, n): column i = theta_{-i}
         r_de = np.einsum("kn,kn->n", Kd_n, theta)
         r_nu = np.einsum("kn,kn->n", Kn_n, theta)
         out[k] = r_de @ r_de / (2.0 * n) - r_nu.sum() / n
