@@ -121,3 +121,28 @@ def test_verdict_with_one_run_is_built_and_bad_tables_are_refused():
     with pytest.raises(ValueError, match="target_id"):
         covariate_shift_verdict(runs, "GUPTA-F9")
     assert set(PUBLISHED) == {"GUPTA-F2", "GUPTA-F3"}
+
+
+def test_side_by_side_comparison_runs_every_calibrator():
+    pytest.importorskip("densratio")
+    pytest.importorskip("betacal")
+    from boostcm.experiments.calibration import compare_calibrators
+
+    grid = (np.array([0.3, 1.0]), np.array([0.1, 1.0]))
+    table = compare_calibrators(0, seed=0, settings=TINY, ratio_grid=grid)
+    fitted = table[table["ece"].notna()]
+    assert set(fitted["calibrator"]) == {
+        "uncalibrated forest",
+        "histogram binning (ours)",
+        "weighted binning (ours)",
+        "isotonic (scikit-learn)",
+        "sigmoid / Platt (scikit-learn)",
+        "beta calibration (betacal)",
+    }
+    assert fitted["ece"].between(0, 1).all() and (table["fit_seconds"] >= 0).all()
+    ratios = table[table["guarantee"] == "density ratio"]
+    assert len(ratios) == 3 and ratios["weight_rmse"].notna().all()
+    # the raw forest row is the same ECE as the simulation's run 0
+    runs, _ = simulate_chunk([0], seed=0, settings=TINY)
+    raw = fitted.set_index("calibrator").at["uncalibrated forest", "ece"]
+    assert raw == pytest.approx(runs["ece_raw"].iloc[0])
