@@ -146,3 +146,22 @@ def test_side_by_side_comparison_runs_every_calibrator():
     runs, _ = simulate_chunk([0], seed=0, settings=TINY)
     raw = fitted.set_index("calibrator").at["uncalibrated forest", "ece"]
     assert raw == pytest.approx(runs["ece_raw"].iloc[0])
+
+
+def test_a_claim_needs_a_significant_difference_not_just_a_positive_mean():
+    rng = np.random.default_rng(1)
+    n = 12
+    runs = pd.DataFrame(
+        {
+            "sim": np.arange(n),
+            "ece_raw": 0.023 + 0.004 * rng.normal(size=n),
+            "ece_unweighted": 0.047 + 0.004 * rng.normal(size=n),
+        }
+    )
+    runs["ece_weighted"] = runs["ece_raw"] - 0.001 + 0.004 * rng.normal(size=n)
+    v = covariate_shift_verdict(runs, "GUPTA-F2")
+    claim = {c["claim"]: c for c in v["details"]["claims"]}[
+        "correcting for the shift beats the raw forest"
+    ]
+    assert claim["mean_difference"] > 0 and claim["lower_bound"] < 0 and not claim["holds"]
+    assert v["status"] == "deviates"
