@@ -76,9 +76,10 @@ rule calibration_table:
         CONDA_ENV
     params:
         paper_run=CA["paper_run"],
+        paper_dir=lambda wildcards, input: os.path.dirname(input.paper),
     shell:
         "boostcm calibration table --target {wildcards.target} --runs {input.runs}"
-        " --paper-dir {PAPER_DIR} --paper-run {params.paper_run} --out {output} > {log} 2>&1"
+        " --paper-dir {params.paper_dir} --paper-run {params.paper_run} --out {output} > {log} 2>&1"
 
 
 rule calibration_notebook:
