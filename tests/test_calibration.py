@@ -443,14 +443,3 @@ def test_same_seed_same_calibrator():
     c = HistogramBinning(random_state=6).fit(s, y)
     assert np.array_equal(a.bin_edges_, b.bin_edges_) and np.array_equal(a.bin_means_, b.bin_means_)
     assert not np.array_equal(a.bin_edges_, c.bin_edges_)
-
-
-def test_user_guide_example_runs(repo):
-    import doctest
-
-    result = doctest.testfile(
-        str(repo / "docs/calibration.md"),
-        module_relative=False,
-        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-    )
-    assert result.attempted > 10 and result.failed == 0

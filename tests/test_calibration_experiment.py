@@ -16,7 +16,7 @@ from boostcm.experiments.calibration import (
     simulate_chunk,
     summary_table,
 )
-from boostcm.report.claims_calibration import PUBLISHED, covariate_shift_verdict
+from boostcm.report.claims import SHIFT_PUBLISHED, covariate_shift_verdict
 
 TINY = ShiftSettings(
     dimension=3, target_a=2.0, target_b=1.0, omega=20.0, n_train=600, n_trees=10,
@@ -94,33 +94,33 @@ def test_verdict_agrees_on_a_table_like_the_paper():
     runs = _runs({"raw": 0.024, "unweighted": 0.045, "weighted": 0.018, "relative_mass": 0.05}, SDS)
     for target in ("GUPTA-F2", "GUPTA-F3"):
         v = covariate_shift_verdict(runs, target, paper_run=0)
-        assert v["status"] == "agrees", v["summary"]
-        assert all(c["holds"] for c in v["details"]["claims"])
-        assert "99%" in v["rule"] and "1.5" in v["rule"]
+        assert v.status == "agrees", v.summary
+        assert all(c["holds"] for c in v.details["claims"])
+        assert "99%" in v.rule and "1.5" in v.rule
 
 
 def test_verdict_deviates_when_a_claim_fails_or_a_published_value_is_out_of_range():
     # the weighted binning is no better than the raw forest; (47) only slightly worse than (46)
     runs = _runs({"raw": 0.014, "unweighted": 0.045, "weighted": 0.02, "relative_mass": 0.025}, SDS)
     f2 = covariate_shift_verdict(runs, "GUPTA-F2")
-    assert f2["status"] == "deviates"
-    failed = {c["claim"] for c in f2["details"]["claims"] if not c["holds"]}
+    assert f2.status == "deviates"
+    failed = {c["claim"] for c in f2.details["claims"] if not c["holds"]}
     assert failed == {"correcting for the shift beats the raw forest"}
-    assert "raw 0.023 outside" in f2["summary"]
+    assert "raw 0.023 outside" in f2.summary
     f3 = covariate_shift_verdict(runs, "GUPTA-F3")
-    assert f3["status"] == "deviates" and "significantly worse" in f3["summary"]
-    claim = f3["details"]["claims"][0]
+    assert f3.status == "deviates" and "significantly worse" in f3.summary
+    claim = f3.details["claims"][0]
     assert claim["lower_bound"] > 0 and claim["ratio_of_means"] < 1.5  # significant, too small
 
 
 def test_verdict_with_one_run_is_built_and_bad_tables_are_refused():
     runs = _runs({"raw": 0.02, "unweighted": 0.04, "weighted": 0.02}, SDS, n=1)
-    assert covariate_shift_verdict(runs, "GUPTA-F2")["status"] == "built"
+    assert covariate_shift_verdict(runs, "GUPTA-F2").status == "built"
     with pytest.raises(ValueError, match="ece_relative_mass"):
         covariate_shift_verdict(runs, "GUPTA-F3")
     with pytest.raises(ValueError, match="target_id"):
         covariate_shift_verdict(runs, "GUPTA-F9")
-    assert set(PUBLISHED) == {"GUPTA-F2", "GUPTA-F3"}
+    assert set(SHIFT_PUBLISHED) == {"GUPTA-F2", "GUPTA-F3"}
 
 
 def test_side_by_side_comparison_runs_every_calibrator():
@@ -160,8 +160,7 @@ def test_a_claim_needs_a_significant_difference_not_just_a_positive_mean():
     )
     runs["ece_weighted"] = runs["ece_raw"] - 0.001 + 0.004 * rng.normal(size=n)
     v = covariate_shift_verdict(runs, "GUPTA-F2")
-    claim = {c["claim"]: c for c in v["details"]["claims"]}[
-        "correcting for the shift beats the raw forest"
-    ]
+    claim = {c["claim"]: c for c in v.details["claims"]}
+    claim = claim["correcting for the shift beats the raw forest"]
     assert claim["mean_difference"] > 0 and claim["lower_bound"] < 0 and not claim["holds"]
-    assert v["status"] == "deviates"
+    assert v.status == "deviates"

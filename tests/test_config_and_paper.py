@@ -129,6 +129,7 @@ def test_report_lists_every_target_with_status(repo, tmp_path):
         "agrees",
         "6 of 10 match",
         files=[tmp_path / "t.csv"],
+        rule="counts equal the published ones",
     )
     with pytest.raises(ValueError, match="status"):
         write_verdict(tmp_path / "v" / "X.json", "X", "great", "")

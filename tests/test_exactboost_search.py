@@ -165,7 +165,7 @@ def test_cutoff_keeps_every_result_below_it(loss):
 def test_reduced_search_starts_from_tied_scores(loss):
     """From S0 = 0 (every score tied, the ensembler's start) the reduced search finds an
     improving stump whenever the exact search says one exists (the paper's (A, B) greedy finds
-    none here; for P@k the reduced search finds one in 7 of these 10: see docs/exactboost.md)."""
+    none here; for P@k the reduced search finds one in 7 of these 10: docs/decisions.md, D13)."""
     rng = np.random.default_rng(8)
     found = 0
     for _ in range(10):

@@ -29,6 +29,16 @@ def test_a_failed_write_leaves_neither_file_nor_temporary(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_killed_write_leaves_a_temporary_that_the_next_write_removes(tmp_path):
+    stale = tmp_path / ".out.csv.abc123.tmp"  # what SIGKILL during a write leaves behind
+    stale.write_text("partial")
+    other = tmp_path / ".other.csv.abc123.tmp"
+    other.write_text("another file's")
+    with atomic_path(tmp_path / "out.csv") as tmp:
+        tmp.write_text("done")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.csv.abc123.tmp", "out.csv"]
+
+
 def test_parquet_metadata_round_trip(tmp_path):
     import pandas as pd
 

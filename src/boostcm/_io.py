@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import json
 import os
@@ -24,9 +25,12 @@ def atomic_path(path: str | os.PathLike):
     """Yield a temporary path next to `path`; rename it onto `path` only if the block succeeds.
 
     The file gets the permissions of any new file (0666 minus the umask), not mkstemp's 0600.
+    Temporaries left by an earlier write of the same file that was killed are removed.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    for stale in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        stale.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     try:

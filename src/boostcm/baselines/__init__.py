@@ -9,7 +9,7 @@ Scores for evaluation: ``predict_proba(X)[:, 1]`` for the surrogates (as in the 
 ``predict_proba`` returns class probabilities, and ``decision_function(X)`` for the exact
 baselines, which learn a ranking score and have no ``predict_proba`` (PluginLogistic, built on a
 probability model, has both).
-See docs/baselines.md for the formulations and every departure from the papers.
+Formulations: docs/baselines.md; every departure from the papers: docs/decisions.md, D17-D25.
 """
 
 from __future__ import annotations

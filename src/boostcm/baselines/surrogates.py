@@ -3,14 +3,13 @@ XGBoost estimators with the paper's hyperparameters, each wrapped in CheckedClas
 project's input checks). Scores are predict_proba(X)[:, 1].
 
 Differences from the paper's library versions (scikit-learn 0.22.1, XGBoost 1.0.2, TensorFlow 2.2):
-* AdaBoost: SAMME.R no longer exists in scikit-learn (removed in 1.6+); the discrete SAMME
-  algorithm is used.
+* AdaBoost: the discrete SAMME algorithm (scikit-learn >= 1.6 has no SAMME.R).
 * Neural net: scikit-learn's MLPClassifier instead of Keras: same architecture (26-12-12 ReLU,
   sigmoid output, cross-entropy, Adam lr 1e-3, batch 4, 30 epochs), no L2 penalty (alpha=0), early
   stopping on a stalled loss disabled; weight initialisation is scikit-learn's Glorot-uniform
   variant rather than Keras' glorot_uniform.
 * XGBoost: tree_method="exact" (what 1.0.2's "auto" chose for datasets of this size), 100 trees
-  (the library default then and now), n_jobs=1 for reproducibility.
+  (the library default in both versions), n_jobs=1 for reproducibility.
 """
 
 from __future__ import annotations

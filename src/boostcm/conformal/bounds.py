@@ -9,7 +9,7 @@ calibration sets and s in the test sets; sigma~(a) comes from running sums of be
 ``boostcm.conformal.mixing``. Bounds are non-decreasing in beta, so an upper bound on beta gives
 a valid bound.
 
-Conventions (docs/conformal_bounds.md, section "beta-mixing bounds", explains each choice):
+Conventions (docs/decisions.md, D46-D56, explains each choice):
 
 * ``"proven"`` (default) - what the thesis's proofs establish:
   - Bernstein's inequality (Thm 1.2, c = 1) inverted exactly: the deviation is

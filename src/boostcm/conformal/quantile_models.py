@@ -10,8 +10,8 @@ returns (lower, upper), monotonised (lower <= upper) when the two estimates cros
 All are scikit-learn estimators (keyword-only parameters, get_params / set_params / clone),
 seeded by `random_state` and deterministic for an int seed. Their prediction is an interval:
 ``predict_quantiles(X)`` gives the two raw quantile estimates and ``predict_interval(X)`` the
-monotonised (lower, upper). Hyperparameters are documented in docs/conformal.md; the thesis does
-not state them.
+monotonised (lower, upper). The thesis does not state hyperparameters; ours are in
+docs/decisions.md, D40.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The rules of workflow/rules/conformal_bounds.smk run the simulation chunks through
 ``boostcm conformal-bounds chunk``; the notebooks plot what these functions return.
 
-Settings compared (docs/conformal_bounds.md):
+Settings compared (docs/decisions.md, D47 and D57):
 * ``authors``: the authors' convention - beta of the two-state chain W itself, variance factor
   alpha(1 - alpha), printed (4.12)/(4.14), delta_cal fixed;
 * ``proven_chain``: our proven bounds with the chain's beta (isolates the effect of the fixes);

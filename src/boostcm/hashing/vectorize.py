@@ -1,6 +1,6 @@
 """Records to strings, character shingles and minhash signatures (TH §3.3.2).
 
-Choices where the thesis is silent (see docs/hashing.md): the record string joins the chosen fields
+Choices where the thesis is silent (docs/decisions.md, D27-D28): the record string joins the chosen fields
 (missing ones dropped) with one space and is lower-cased; shingles are contiguous substrings of
 `shingle_size` characters (a string shorter than that is one shingle); minhash uses the *set* of
 shingles (the minimum over a bag equals the minimum over its set, so set vs multiset does not matter

@@ -1,6 +1,6 @@
 """Exact ranking losses (1 - metric) with the ExactBoost margin adjustment, O(n log n).
 
-Conventions (docs/exactboost.md, "Decisions"):
+Conventions (docs/decisions.md, D4-D6):
 
 * ``auc_loss``: 1 - AUC with ties between a positive and a negative counted 1/2 (as
   ``sklearn.metrics.roc_auc_score``); with a margin, positives are lowered by ``margin`` first
