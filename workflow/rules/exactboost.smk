@@ -6,7 +6,7 @@
 #              score the ensembling set and the test fold (the cache every ensembler reads)
 #   ensembler  fit on the base models' scores (and features) of the ensembling set, score the test fold
 # Aggregation -> results/tables/<ID>.csv; a papermill notebook -> .md (or EB-F3.png) and the verdict.
-# Protocol and seeds: boostcm.experiments.exactboost (decisions D60-D62).
+# Protocol and seeds: boostcm.experiments.exactboost (decisions D72-D74).
 from boostcm.experiments import exactboost as eb_jobs
 
 EB = config["exactboost"]

@@ -55,7 +55,7 @@ from ..metrics._kernels import (
 
 GREEDY, EXACT, REDUCED = 0, 1, 2
 SEARCH_IDS = {"greedy": GREEDY, "exact": EXACT, "reduced": REDUCED}
-PRECISION_BITS = 53  # default IA precision c: the float64 significand (TARGETS.md Part G item 6)
+PRECISION_BITS = 53  # default IA precision c: the float64 significand (decision D10)
 EXACT_MAX_BOUNDS = 2_000_000  # safety budget of the branch-and-bound (see exact_search)
 _BIG = np.iinfo(np.int64).max
 SPLIT_SHARE = 8  # greedy AUC levels share the left/right pairs once undecided <= m / SPLIT_SHARE

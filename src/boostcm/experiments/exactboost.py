@@ -1,7 +1,7 @@
 """ExactBoost's result tables (EB-T3, EB-T4, EB-T6..T11) and EB-F3: the cross-validation protocol,
 one job, the job lists of the workflow, and the aggregation into the tables.
 
-Protocol (thesis section 2.3 = EBP section 4; decisions D60-D62 of docs/decisions.md):
+Protocol (thesis section 2.3 = EBP section 4; decisions D72-D74 of docs/decisions.md):
 
 * **Folds.** ``KFold(n_folds, shuffle=True, random_state=cv_seed)`` on the whole dataset (5 folds,
   seed 0: the paper's protocol). Every method sees the same folds.
@@ -143,7 +143,7 @@ def fold_rows(n_samples: int, fold: int, n_folds: int, cv_seed: int):
 def ensembling_split(
     train_rows: np.ndarray, y: np.ndarray, fraction: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Split a training fold into the base models' rows and the ensembling set (D60).
+    """Split a training fold into the base models' rows and the ensembling set (D72).
 
     The ensembling set is a uniformly random ``ceil(fraction * len(train_rows))`` of the training
     rows (not stratified, as the authors' code); the base models are fitted on the others.
