@@ -301,6 +301,46 @@ def test_cli_job_and_table(processed, tmp_path, repo, data):
         )
 
 
+def test_cli_batch_writes_the_bytes_of_one_job_per_method(processed, tmp_path, capsys):
+    """exactboost.batch_methods: several methods in one process give the same files."""
+    methods = ["exactboost-ks", "knn", "dmks"]
+    settings = [json.dumps(SMALL_EB) if m.startswith("exactboost") else "{}" for m in methods]
+    single = [tmp_path / f"single-{m}.parquet" for m in methods]
+    for m, text, out in zip(methods, settings, single):
+        assert _cli_job(processed, out, m, text) == 0
+    batch = [tmp_path / "batch" / f"{m}.parquet" for m in methods]
+    args = ["exactboost", "estimator", "--dataset", "toy", "--data", str(processed), "--fold", "3"]
+    args += ["--n-folds", "5", "--cv-seed", "0", "--seed", "7", "--pak-fraction", "0.5"]
+    assert (
+        cli([*args, "--method", *methods, "--model-settings", *settings, "--out", *map(str, batch)])
+        == 0
+    )
+    assert [b.read_bytes() for b in batch] == [s.read_bytes() for s in single]
+    # one settings text short: refused before any fit, nothing written
+    bad = [tmp_path / "bad" / f"{m}.parquet" for m in methods]
+    assert (
+        cli(
+            [
+                *args,
+                "--method",
+                *methods,
+                "--model-settings",
+                *settings[:2],
+                "--out",
+                *map(str, bad),
+            ]
+        )
+        == 1
+    )
+    assert "once per job" in capsys.readouterr().err and not any(b.exists() for b in bad)
+
+
+def test_batch_settings_quote_one_json_per_method(full_config):
+    text = eb.batch_settings(full_config["exactboost"], ["knn", "exactboost-auc"], "estimator")
+    first, second = text.split(" ")
+    assert first == "'{}'" and json.loads(second.strip("'"))["n_estimators"] == 250
+
+
 def test_cli_bad_settings_leave_no_output(processed, tmp_path, capsys):
     out = tmp_path / "bad.parquet"
     assert _cli_job(processed, out, "logistic", json.dumps(SMALL_EB)) == 1

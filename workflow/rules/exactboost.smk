@@ -108,6 +108,110 @@ rule exactboost_ensembler:
         " --base {input.base} --out {output} > {log} 2>&1"
 
 
+# Small profiles (exactboost.batch_methods): one process per dataset x fold (x inputs) runs every
+# method of a stage and writes the same files, byte for byte; one benchmark file per batch.
+if EB["batch_methods"]:
+
+    ruleorder: exactboost_estimator_batch > exactboost_estimator
+    ruleorder: exactboost_base_batch > exactboost_base_model
+    ruleorder: exactboost_ensembler_batch > exactboost_ensembler
+
+    rule exactboost_estimator_batch:
+        input:
+            "results/data/processed/{dataset}.parquet",
+        output:
+            [
+                f"results/exactboost/estimators/{{dataset}}/fold{{fold}}/{m}.parquet"
+                for m in eb_jobs.METHODS
+            ],
+        log:
+            "results/logs/exactboost/estimators/{dataset}/fold{fold}/batch.log",
+        benchmark:
+            "results/benchmarks/exactboost/estimators/{dataset}/fold{fold}/batch.tsv"
+        wildcard_constraints:
+            fold=r"\d+",
+        conda:
+            CONDA_ENV
+        threads: 1
+        params:
+            methods=" ".join(eb_jobs.METHODS),
+            settings=eb_jobs.batch_settings(EB, eb_jobs.METHODS, "estimator"),
+            seed=SEED,
+            n_folds=EB["n_folds"],
+            cv_seed=EB["cv_seed"],
+            pak=EB["pak_fraction"],
+        shell:
+            EB_ENV
+            + " boostcm exactboost estimator --dataset {wildcards.dataset} --data {input}"
+            " --fold {wildcards.fold} --method {params.methods} --n-folds {params.n_folds}"
+            " --cv-seed {params.cv_seed} --seed {params.seed} --pak-fraction {params.pak}"
+            " --model-settings {params.settings} --out {output} > {log} 2>&1"
+
+    rule exactboost_base_batch:
+        input:
+            "results/data/processed/{dataset}.parquet",
+        output:
+            [
+                f"results/exactboost/base/{{dataset}}/fold{{fold}}/{m}.parquet"
+                for m in eb_jobs.BASE_MODELS
+            ],
+        log:
+            "results/logs/exactboost/base/{dataset}/fold{fold}/batch.log",
+        benchmark:
+            "results/benchmarks/exactboost/base/{dataset}/fold{fold}/batch.tsv"
+        wildcard_constraints:
+            fold=r"\d+",
+        conda:
+            CONDA_ENV
+        threads: 1
+        params:
+            methods=" ".join(eb_jobs.BASE_MODELS),
+            seed=SEED,
+            n_folds=EB["n_folds"],
+            cv_seed=EB["cv_seed"],
+            pak=EB["pak_fraction"],
+            fraction=EB["ensembler"]["ensembling_fraction"],
+        shell:
+            EB_ENV
+            + " boostcm exactboost base --dataset {wildcards.dataset} --data {input}"
+            " --fold {wildcards.fold} --method {params.methods} --n-folds {params.n_folds}"
+            " --cv-seed {params.cv_seed} --seed {params.seed} --pak-fraction {params.pak}"
+            " --ensembling-fraction {params.fraction} --out {output} > {log} 2>&1"
+
+    rule exactboost_ensembler_batch:
+        input:
+            data="results/data/processed/{dataset}.parquet",
+            base=lambda wc: [
+                eb_jobs.base_path(wc.dataset, wc.fold, m) for m in eb_jobs.BASE_MODELS
+            ],
+        output:
+            [
+                f"results/exactboost/ensemblers/{{inputs}}/{{dataset}}/fold{{fold}}/{m}.parquet"
+                for m in eb_jobs.ENSEMBLERS
+            ],
+        log:
+            "results/logs/exactboost/ensemblers/{inputs}/{dataset}/fold{fold}/batch.log",
+        benchmark:
+            "results/benchmarks/exactboost/ensemblers/{inputs}/{dataset}/fold{fold}/batch.tsv"
+        wildcard_constraints:
+            inputs=r"scores|scores\+features",
+            fold=r"\d+",
+        conda:
+            CONDA_ENV
+        threads: 1
+        params:
+            methods=" ".join(eb_jobs.ENSEMBLERS),
+            settings=eb_jobs.batch_settings(EB, eb_jobs.ENSEMBLERS, "ensembler"),
+            seed=SEED,
+            pak=EB["pak_fraction"],
+        shell:
+            EB_ENV
+            + " boostcm exactboost ensembler --dataset {wildcards.dataset} --data {input.data}"
+            " --fold {wildcards.fold} --method {params.methods} --inputs '{wildcards.inputs}'"
+            " --seed {params.seed} --pak-fraction {params.pak} --model-settings {params.settings}"
+            " --base {input.base} --out {output} > {log} 2>&1"
+
+
 rule exactboost_table:
     input:
         jobs=lambda wc: eb_jobs.table_inputs(EB, EB_AVAILABLE, wc.target),

@@ -180,80 +180,107 @@ def _bounds_runs(args) -> None:
 # --- ExactBoost tables (EB-T3, EB-T4, EB-T6..T11, EB-F3) ----------------------------------------
 
 
-def _model_settings(args) -> dict:
+def _eb_batch(args) -> list[tuple[str, str, dict]]:
+    """(method, output, settings) of each job of one call: ``--method``, ``--out`` and (where the
+    stage takes them) ``--model-settings`` are given once per job, in the same order."""
     from .exactboost import check_model_settings
 
-    try:
-        settings = json.loads(args.model_settings)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"--model-settings is not JSON: {exc}") from None
-    return check_model_settings(args.method, settings)
+    methods, outs = args.method, args.out
+    texts = getattr(args, "model_settings", None) or ["{}"] * len(methods)
+    if not len(methods) == len(outs) == len(texts):
+        raise ValueError(
+            f"--method ({len(methods)}), --out ({len(outs)}) and --model-settings ({len(texts)}) "
+            "must be given once per job"
+        )
+    if len(set(outs)) != len(outs):
+        raise ValueError("--out names a file twice")
+    jobs = []
+    for method, out, text in zip(methods, outs, texts):
+        try:
+            settings = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--model-settings of {method} is not JSON: {exc}") from None
+        jobs.append((method, out, check_model_settings(method, settings)))
+    return jobs
 
 
 def _eb_meta(meta: dict, args) -> dict:
     return {**meta, "data_file": args.data}
 
 
-def _eb_estimator(args) -> None:
-    from .exactboost import read_processed, run_estimator_job
+def _eb_run(args, run_one) -> None:
+    """Run the jobs of one call on one loaded dataset; write each job's file as it finishes (a
+    failure leaves the files of the jobs before it, which Snakemake removes with the rest)."""
+    from .exactboost import read_processed
 
+    jobs = _eb_batch(args)  # every argument checked before the first fit
     X, y = read_processed(args.data)
-    frame, meta = run_estimator_job(
-        X,
-        y,
-        dataset=args.dataset,
-        fold=args.fold,
-        method=args.method,
-        n_folds=args.n_folds,
-        cv_seed=args.cv_seed,
-        seed=args.seed,
-        pak_fraction=args.pak_fraction,
-        settings=_model_settings(args),
+    for method, out, settings in jobs:
+        frame, meta = run_one(X, y, method, settings)
+        write_parquet(out, frame, _eb_meta(meta, args))
+        print(method, json.dumps(meta["losses"]))
+
+
+def _eb_estimator(args) -> None:
+    from .exactboost import run_estimator_job
+
+    _eb_run(
+        args,
+        lambda X, y, method, settings: run_estimator_job(
+            X,
+            y,
+            dataset=args.dataset,
+            fold=args.fold,
+            method=method,
+            n_folds=args.n_folds,
+            cv_seed=args.cv_seed,
+            seed=args.seed,
+            pak_fraction=args.pak_fraction,
+            settings=settings,
+        ),
     )
-    write_parquet(args.out, frame, _eb_meta(meta, args))
-    print(json.dumps(meta["losses"]))
 
 
 def _eb_base(args) -> None:
-    from .exactboost import read_processed, run_base_job
+    from .exactboost import run_base_job
 
-    X, y = read_processed(args.data)
-    frame, meta = run_base_job(
-        X,
-        y,
-        dataset=args.dataset,
-        fold=args.fold,
-        method=args.method,
-        n_folds=args.n_folds,
-        cv_seed=args.cv_seed,
-        seed=args.seed,
-        pak_fraction=args.pak_fraction,
-        ensembling_fraction=args.ensembling_fraction,
+    _eb_run(
+        args,
+        lambda X, y, method, settings: run_base_job(
+            X,
+            y,
+            dataset=args.dataset,
+            fold=args.fold,
+            method=method,
+            n_folds=args.n_folds,
+            cv_seed=args.cv_seed,
+            seed=args.seed,
+            pak_fraction=args.pak_fraction,
+            ensembling_fraction=args.ensembling_fraction,
+        ),
     )
-    write_parquet(args.out, frame, _eb_meta(meta, args))
-    print(json.dumps(meta["losses"]))
 
 
 def _eb_ensembler(args) -> None:
-    from .exactboost import read_base_jobs, read_processed, run_ensembler_job
+    from .exactboost import read_base_jobs, run_ensembler_job
 
-    X, y = read_processed(args.data)
     frames, protocol = read_base_jobs(args.base, args.dataset, args.fold, args.seed)
-    frame, meta = run_ensembler_job(
-        X,
-        y,
-        frames,
-        dataset=args.dataset,
-        fold=args.fold,
-        method=args.method,
-        inputs=args.inputs,
-        seed=args.seed,
-        pak_fraction=args.pak_fraction,
-        settings=_model_settings(args),
-        protocol=protocol,
+    _eb_run(
+        args,
+        lambda X, y, method, settings: run_ensembler_job(
+            X,
+            y,
+            frames,
+            dataset=args.dataset,
+            fold=args.fold,
+            method=method,
+            inputs=args.inputs,
+            seed=args.seed,
+            pak_fraction=args.pak_fraction,
+            settings=settings,
+            protocol=protocol,
+        ),
     )
-    write_parquet(args.out, frame, _eb_meta(meta, args))
-    print(json.dumps(meta["losses"]))
 
 
 def _eb_table(args) -> None:
@@ -409,13 +436,14 @@ def build_parser() -> argparse.ArgumentParser:
         ("ensembler", _eb_ensembler, "one ensembler on the base models' scores of a fold"),
     )
     for name, func, text in steps:
-        j = _add(es, name, func, text)
-        _req(j, "--dataset", "--out")
+        j = _add(es, name, func, text + " (several: --method, --out [, --model-settings] per job)")
+        _req(j, "--dataset")
         _req(
             j, "--data", help="processed dataset parquet (results/data/processed/<dataset>.parquet)"
         )
         methods = {"estimator": METHODS, "base": SURROGATES, "ensembler": ENSEMBLERS}[name]
-        _req(j, "--method", choices=sorted(methods))
+        _req(j, "--method", choices=sorted(methods), nargs="+")
+        _req(j, "--out", nargs="+", help="one job file per --method")
         _req(j, "--fold", "--seed", type=int)
         _req(
             j,
@@ -431,7 +459,8 @@ def build_parser() -> argparse.ArgumentParser:
             _req(
                 j,
                 "--model-settings",
-                help="JSON: ExactBoost's settings for exactboost-*, {} for the other methods",
+                nargs="+",
+                help="JSON per --method: ExactBoost's settings for exactboost-*, {} for the others",
             )
         if name == "ensembler":
             _req(j, "--inputs", choices=INPUTS)

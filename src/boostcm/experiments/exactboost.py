@@ -573,6 +573,12 @@ def job_model_settings(cfg: dict, method: str, stage: str) -> dict:
     return {**{k: m[k] for k in keys}, "init": init}
 
 
+def batch_settings(cfg: dict, methods, stage: str) -> str:
+    """The ``--model-settings`` of a batch job (``exactboost.batch_methods``): one shell-quoted
+    compact JSON per method of `methods`, in their order (:func:`job_model_settings`)."""
+    return " ".join(f"'{settings_json(job_model_settings(cfg, m, stage))}'" for m in methods)
+
+
 def estimator_path(dataset, fold, method) -> str:
     return f"results/exactboost/estimators/{dataset}/fold{fold}/{method}.parquet"
 
