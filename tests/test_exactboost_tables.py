@@ -379,6 +379,48 @@ def test_job_lists_of_the_full_profile(full_config):
     assert not any("scores+features" in f for f in eb.table_inputs(cfg, available, "EB-T7"))
 
 
+def _fake_jobs(files) -> pd.DataFrame:
+    """read_jobs' frame for job paths, without running them: every loss 0.1."""
+    rows = []
+    for path in files:
+        parts = path.split("/")
+        stage = {"estimators": "estimator", "base": "base", "ensemblers": "ensembler"}[parts[2]]
+        inputs = parts[3] if stage == "ensembler" else ""
+        dataset, fold, method = parts[-3], int(parts[-2].removeprefix("fold")), parts[-1][:-8]
+        losses = (
+            [*eb.LOSSES, *(f"{lo}_hard" for lo in eb.LOSSES)]
+            if method == "plugin-logistic"
+            else eb.LOSSES
+        )
+        for loss in losses:
+            rows.append(
+                dict(
+                    stage=stage,
+                    inputs=inputs,
+                    dataset=dataset,
+                    fold=fold,
+                    method=method,
+                    loss=loss,
+                    value=0.1,
+                )
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("target", eb.TARGETS)
+def test_every_table_aggregates_exactly_the_jobs_it_asks_for(full_config, repo, target):
+    cfg, available = full_config["exactboost"], ["heart", "sonar"]
+    files = eb.table_inputs(cfg, available, target)
+    table = eb.build_table(target, _fake_jobs(files), repo / "config/paper", 5)
+    computed = table[table["n_folds"] > 0]
+    assert set(computed["dataset"]) == (
+        {"heart"} if target in eb.MAIN_TARGETS else {"heart", "sonar"}
+    )
+    assert (computed["n_folds"] == 5).all() and (computed["ours_mean"] == 0.1).all()
+    if target in eb.MAIN_TARGETS:  # sonar is not in EBP Table 1
+        assert not any("/sonar/" in f for f in files)
+
+
 def test_job_settings_pass_exactboost_settings_only_to_exactboost(full_config):
     cfg = full_config["exactboost"]
     assert eb.job_model_settings(cfg, "knn", "estimator") == {}

@@ -619,7 +619,7 @@ def table_inputs(cfg: dict, available, target: str) -> list[str]:
             else:
                 files += [base_path(d, f, m) for m in BASE_MODELS]
                 for mode in input_modes(cfg, target):
-                    files += [ensembler_path(mode, d, f, m) for m in ensembler_methods()]
+                    files += [ensembler_path(mode, d, f, m) for m in _ensembler_columns(target)]
     return files
 
 
@@ -629,6 +629,14 @@ def _table_methods(target, dataset, cfg):
     if target == "EB-F3":
         return [*EXACTBOOST, *SURROGATES]
     loss = ESTIMATOR_TARGETS[target]
+    return [f"exactboost-{loss}", *SURROGATES, EXACT_BASELINE_OF[loss]]
+
+
+def _ensembler_columns(target):
+    """Ensemblers a table shows: every one in EB-T4 (three losses), else those of its loss."""
+    if target == "EB-T4":
+        return ensembler_methods()
+    loss = ENSEMBLER_TARGETS[target]
     return [f"exactboost-{loss}", *SURROGATES, EXACT_BASELINE_OF[loss]]
 
 
