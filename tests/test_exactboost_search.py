@@ -198,7 +198,7 @@ def plain_greedy(s, x, y, theta, metric, k, levels=53):
     """The greedy descent written plainly (every child's runs built from scratch and bounded on
     its own), with the same centre-incumbent stop as greedy_search; its shortcuts must not
     change the result."""
-    from boostcm.exactboost._search import _BIG, _xi_half, box_offsets, point_offsets
+    from boostcm.exactboost._interval import BIG, box_offsets, point_offsets, xi_half
     from boostcm.metrics._kernels import BOUND, BOUND_MARGIN, VALUE, badness
 
     m = s.shape[0]
@@ -206,12 +206,12 @@ def plain_greedy(s, x, y, theta, metric, k, levels=53):
     mode = BOUND_MARGIN if theta > 0 else BOUND
     xl, xh, al, ah, bl, bh = x.min(), x.max(), -1.0, 1.0, -1.0, 1.0
     und, ulo, uhi = m, -np.inf, np.inf
-    inc, best_stump = _BIG, (xh, 0.0, 0.0)
+    inc, best_stump = BIG, (xh, 0.0, 0.0)
     for _ in range(levels):
         am, bm = 0.5 * (al + ah), 0.5 * (bl + bh)
-        best, choice = _BIG, None
+        best, choice = BIG, None
         for h in range(2 if und > 0 else 1):
-            cxl, cxh = _xi_half(h, xl, xh, und, ulo, uhi) if und > 0 else (xl, xh)
+            cxl, cxh = xi_half(h, xl, xh, und, ulo, uhi) if und > 0 else (xl, xh)
             vals, start, length, cund = plain_runs(s, x, y, cxl, cxh)
             for c in range(3):
                 A = (al, am) if c < 2 else (am, ah)
@@ -249,7 +249,7 @@ def test_greedy_shortcuts_keep_the_plain_descent(loss, theta):
     pairs shared, pair counts reused while the pairs' order cannot change; all: a level stops
     at the first child whose bound equals its parent's); stump and badness must equal the
     plain descent's, on problems with many points (so each shortcut runs) and tied scores."""
-    from boostcm.exactboost._search import greedy_search
+    from boostcm.exactboost._greedy import greedy_search
     from boostcm.metrics._kernels import METRIC_IDS
 
     rng = np.random.default_rng(11)
