@@ -7,29 +7,43 @@ CONFIG ?= config/config.yaml
 SNAKEMAKE_ARGS ?=
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: install reproduce test lint dry-run clean clean-numba
+.PHONY: install install-workflow reproduce test lint format config-docs dry-run clean clean-numba
 
 # uv (from PyPI) resolves and installs ~5x faster than pip; pip is the fallback.
-$(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+# $(VENV)/.installed-<extra>: the project installed (editable) with that extra.
+$(VENV)/.installed-%: pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet uv && \
-	  $(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python -e '.[test]' || \
-	  $(VENV)/bin/python -m pip install --quiet -e '.[test]'
+	  $(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python -e '.[$*]' || \
+	  $(VENV)/bin/python -m pip install --quiet -e '.[$*]'
 	touch $@
 
-install: $(VENV)/.installed
+install-workflow: $(VENV)/.installed-workflow
+install: $(VENV)/.installed-test
 
-reproduce: install
+reproduce: install-workflow
 	snakemake --cores $(CORES) --configfile $(CONFIG) $(SNAKEMAKE_ARGS)
 
 test: install
 	python -m pytest
 
+# what CI checks besides the tests (.ci/run calls it)
 lint: install
+	ruff check .
+	ruff format --check .
+	snakefmt --check workflow
 	snakemake --lint --configfile config/ci.yaml
-	ruff check src tests
+	boostcm config-docs --schema workflow/schemas/config.schema.yaml --out - | diff - config/README.md
 
-dry-run: install
+format: install
+	ruff check --fix .
+	ruff format .
+	snakefmt workflow
+
+config-docs: install
+	boostcm config-docs --schema workflow/schemas/config.schema.yaml --out config/README.md
+
+dry-run: install-workflow
 	snakemake -n --configfile $(CONFIG)
 
 clean:

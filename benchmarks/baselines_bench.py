@@ -40,8 +40,8 @@ OUT = Path(__file__).resolve().parent / "results"
 
 
 def _exactboost_factory():
-    """ExactBoost estimator factory (paper settings, one job) if the exactboost domain provides
-    one, else None."""
+    """ExactBoostClassifier factory with the paper's settings (one job), or None when
+    boostcm.exactboost cannot be imported."""
     try:
         from boostcm.exactboost import ExactBoostClassifier
     except ImportError:
@@ -113,7 +113,7 @@ def cv_losses(datasets, methods):
                 }
                 if (
                     name == "Plugin Logistic"
-                ):  # the hard plug-in decisions, as the EB code scored it
+                ):  # the hard plug-in decisions, as the ExactBoost authors' code scored it
                     hard = est.predict(X[te]).astype(float)
                     row.update(auc_hard=auc_loss(hard, y[te]), ks_hard=ks_loss(hard, y[te]))
                 rows.append(row)

@@ -6,7 +6,7 @@ run only where it fits comfortably. Ours: boostcm.conformal.bounds.eps_cal (numb
 the ~(n/2) log(n/2) feasible pairs, O(n_cal) memory). Both give the same optimum (checked).
 
 Usage: python benchmarks/conformal_bounds_speed.py [--dense-max 4000] [--max 1000000]
-       [--out results/benchmarks/conformal_bounds_speed.json]
+       [--out benchmarks/results/conformal_bounds_speed.json]
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dense-max", type=int, default=4000)
     ap.add_argument("--max", type=int, default=1_000_000)
-    ap.add_argument("--out", default="results/benchmarks/conformal_bounds_speed.json")
+    ap.add_argument("--out", default="benchmarks/results/conformal_bounds_speed.json")
     args = ap.parse_args()
 
     warm = two_state_beta(P, P, 102)

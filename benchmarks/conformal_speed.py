@@ -2,17 +2,17 @@
 
 One simulation = simulate the series (n_lags + n_train + n_cal + n_test values), build the lagged
 design, fit the two quantile levels, calibrate, predict the test interval (the same work as
-boostcm.conformal.simulation.simulate_coverage). Measured with time.process_time on one thread after
+boostcm.experiments.conformal.simulate_coverage). Measured with time.process_time on one thread after
 a warm-up simulation (numba compilation excluded).
 
 Baselines measured in the same run: scikit-learn's HistGradientBoostingRegressor(loss="quantile")
 (two models, 100 iterations, LightGBM-like settings) and a quantile regression forest built on
 sklearn's RandomForestRegressor (100 trees, Meinshausen weights from .apply). The authors' numbers on
-this machine class (../shared/BENCHMARKS.md) are quoted as the bar: boosting 0.12-0.155 s, forest
+this machine class are quoted as the bar: boosting 0.12-0.155 s, forest
 0.63-1.09 s, network 1.9-2.2 s per simulation. Also prints the projected core-hours of the full
 CP-F1.1 + CP-F4.1 grid (105 settings x 10 000 simulations per model).
 
-    OMP_NUM_THREADS=1 python benchmarks/conformal_speed.py [--sims 10] [--out benchmarks/results/conformal_speed.csv]
+    OMP_NUM_THREADS=1 python benchmarks/conformal_speed.py [--sims 10] [--out benchmarks/results/conformal_seconds_per_simulation.csv]
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ from boostcm._io import derive_rng
 from boostcm.conformal import QuantileModel, lagged_design, simulate_ar1, simulate_hmm, split_cqr
 from boostcm.conformal.quantile_models import make_quantile_model
 
+# CPU seconds per simulation of the authors' Python code for thesis chapter 4 (two LightGBM
+# quantile regressors, sklearn-quantile forest, torch MLP), one thread, measured 2026-11-21 on a
+# 2-vCPU Intel Xeon VM with 24 GiB (the machine class of docs/benchmarks.md).
 AUTHORS = {"boosting": (0.12, 0.155), "forest": (0.63, 1.09), "network": (1.9, 2.2)}
 N_SETTINGS, N_SIMS_FULL = 105, 10_000
 
@@ -49,7 +52,7 @@ class SklearnHGBQuantile(QuantileModel):
                 max_leaf_nodes=31,
                 min_samples_leaf=20,
                 early_stopping=False,
-                random_state=self.seed,
+                random_state=self.random_state,
             ).fit(X, y)
             for t in self.levels
         ]
@@ -71,7 +74,7 @@ class SklearnQRF(QuantileModel):
             min_samples_leaf=5,
             max_features=1 / 3,
             n_jobs=1,
-            random_state=self.seed,
+            random_state=self.random_state,
         ).fit(X, y)
         self._leaves, self._y = self._rf.apply(X), y
         self._order = np.argsort(y)
@@ -109,7 +112,7 @@ def main():
     )
     ap.add_argument("--sims", type=int, default=10)
     ap.add_argument("--baseline-sims", type=int, default=4)
-    ap.add_argument("--out", default="benchmarks/results/conformal_speed.csv")
+    ap.add_argument("--out", default="benchmarks/results/conformal_seconds_per_simulation.csv")
     args = ap.parse_args()
     if os.environ.get("OMP_NUM_THREADS") != "1":
         print("note: set OMP_NUM_THREADS=1 for one-thread numbers comparable with the authors'")
@@ -119,7 +122,7 @@ def main():
             sec = seconds_per_sim(
                 process,
                 param,
-                lambda s, name=name: make_quantile_model(name, 0.1, seed=s),
+                lambda s, name=name: make_quantile_model(name, 0.1, random_state=s),
                 args.sims,
             )
             rows.append(
@@ -132,7 +135,10 @@ def main():
             )
         for cls, name in ((SklearnHGBQuantile, "boosting"), (SklearnQRF, "forest")):
             sec = seconds_per_sim(
-                process, param, lambda s, cls=cls: cls(0.1, seed=s), args.baseline_sims
+                process,
+                param,
+                lambda s, cls=cls: cls(alpha=0.1, random_state=s),
+                args.baseline_sims,
             )
             rows.append(
                 {"process": process, "implementation": cls.name, "model": name, "s_per_sim": sec}

@@ -2,11 +2,11 @@
 
 KFold(5, shuffle=True, random_state=0) on the whole dataset (`--cv-seed` for other splits); AUC,
 KS, P@k test losses; P@k is evaluated at k = ceil(0.5 * positive rate of the dataset * n_test)
-(TARGETS.md convention).
-Rows are appended to the CSV as folds finish, so a cut run keeps what it did.
+(docs/decisions.md, D4). One row per (dataset, metric, fold) with the settings that produced it;
+rows are appended to the CSV as folds finish, so a cut run keeps what it did.
 
-    python benchmarks/exactboost_cv.py --out benchmarks/results/exactboost_cv.csv \
-        --datasets svmguide1 ionosphere sonar oil-spill --n-estimators 250
+    python benchmarks/exactboost_cv.py --datasets svmguide1 ionosphere sonar oil-spill \
+        [--search greedy|reduced|exact] [--init random|zeros] [--cv-seed 0] [--k-train 0.466]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ FIELDS = [
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--out", type=Path, default=Path("benchmarks/results/exactboost_cv.csv"))
+    ap.add_argument("--out", type=Path, default=Path("benchmarks/results/exactboost_cv_losses.csv"))
     ap.add_argument(
         "--datasets", nargs="+", default=["svmguide1", "ionosphere", "sonar", "oil-spill"]
     )

@@ -4,8 +4,8 @@ Part 1 (`rldata`): RLdata10000 end to end (vectorise, train, hash, evaluate) at 
 (k, L) for that set, beside TLSH and KLSH on the same held-out records and beside brute-force
 enumeration of all pairs of the same codes (the N^2 baseline blocking avoids), in the same run.
 Part 2 (`scale`): generated person records with typos, n = 1e4 .. 1e6, each size in a fresh
-subprocess so its peak RSS is its own; trained on pairs of half the entities, every record blocked. Writes benchmarks/results/hashing_scale.csv and
-benchmarks/results/hashing_rldata.csv.
+subprocess so its peak RSS is its own; trained on pairs of half the entities, every record
+blocked. Writes benchmarks/results/hashing_rldata10000.csv and benchmarks/results/hashing_scale.csv.
 
     NUMBA_NUM_THREADS=2 python benchmarks/hashing_scale.py [rldata|scale|one N K L] ...
 """
@@ -132,8 +132,7 @@ def run_rldata() -> pd.DataFrame:
 
 
 def k_for_size(n: int) -> int:
-    """Bits per table grow with log n (Theorem 3.4 has k ~ log N^2): 20 at 1e4, +8 per decade
-    (with +5 per decade the candidate set grew like n^1.3 in a first run)."""
+    """Bits per table grow with log n (Theorem 3.4 has k ~ log N^2): 20 at 1e4, +8 per decade."""
     return int(round(20 + 8 * np.log10(n / 1e4)))
 
 
@@ -194,7 +193,7 @@ if __name__ == "__main__":
         print(json.dumps(run_one(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))))
     if what in ("rldata", "all"):
         df = run_rldata()
-        df.to_csv(OUT / "hashing_rldata.csv", index=False)
+        df.to_csv(OUT / "hashing_rldata10000.csv", index=False)
         print(df.to_string())
     if what in ("scale", "all"):
         sizes = [int(s) for s in sys.argv[2:]] if what == "scale" and len(sys.argv) > 2 else SIZES

@@ -1,4 +1,8 @@
-"""Shared fixtures: the repository root and the byte-exact data mirror (when this machine has it)."""
+"""Shared fixtures: the repository root and the byte-exact data mirror (when this machine has it).
+
+The mirror is $BOOSTCM_DATA_MIRROR, else the workflow's default folder ``data/mirror``; tests that
+need real data files skip, saying so, where neither exists.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _find_mirror() -> Path | None:
-    for candidate in (os.environ.get("BOOSTCM_DATA_MIRROR"), REPO.parent / "shared" / "datasets"):
+    for candidate in (os.environ.get("BOOSTCM_DATA_MIRROR"), REPO / "data" / "mirror"):
         if candidate and Path(candidate).is_dir():
             return Path(candidate).resolve()
     return None
@@ -29,5 +33,5 @@ def repo() -> Path:
 def mirror() -> Path:
     """The data mirror; tests needing real files are skipped where it is absent."""
     if MIRROR is None:
-        pytest.skip("no data mirror (../shared/datasets or $BOOSTCM_DATA_MIRROR) on this machine")
+        pytest.skip("no data mirror ($BOOSTCM_DATA_MIRROR or data/mirror) on this machine")
     return MIRROR

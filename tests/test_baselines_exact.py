@@ -209,7 +209,7 @@ def _direct_structural_svm(G, deltas, C):
 def test_svmperf_pak_matches_direct_solve_over_all_labellings():
     X, y = _data(n=9, p=2, seed=7, noise=1.0)
     C, n = 10.0, 9
-    m = SVMPerf(loss="pak", C=C, k_fraction=3 / 9, eps=1e-8, normalize=False).fit(X, y)
+    m = SVMPerf(metric="pak", C=C, k_fraction=3 / 9, eps=1e-8, normalize=False).fit(X, y)
     assert m.converged_ and m.k_ == 3
     ypm = np.where(y == 1, 1.0, -1.0)
     G, deltas = [], []
@@ -226,7 +226,7 @@ def test_svmperf_pak_matches_direct_solve_over_all_labellings():
 def test_svmperf_roc_matches_pairwise_hinge_solve():
     X, y = _data(n=12, p=2, seed=8, noise=1.0)
     C = 5.0
-    m = SVMPerf(loss="auc", C=C, eps=1e-8, normalize=False).fit(X, y)
+    m = SVMPerf(metric="auc", C=C, eps=1e-8, normalize=False).fit(X, y)
     assert m.converged_
     # max over pair labellings = mean pairwise hinge, so the problem is a RankSVM
     Dx = (X[y == 1][:, None, :] - X[y == 0][None, :, :]).reshape(-1, 2)

@@ -8,6 +8,7 @@ import jsonschema
 import pytest
 import yaml
 
+from boostcm.experiments.config import load_schema, schema_markdown, validate_config
 from boostcm.report import (
     STATUSES,
     build_report,
@@ -17,7 +18,7 @@ from boostcm.report import (
     write_verdict,
 )
 
-# rows x columns of every published table in TARGETS.md (header excluded)
+# rows x columns of every published table (header excluded)
 PAPER_SHAPES = {
     "EB-T1": (10, 4),
     "EB-T2": (10, 4),
@@ -37,27 +38,65 @@ PAPER_SHAPES = {
     "CP-T4.1": (9, 6),
     "QS-T1": (5, 5),
     "QS-T2": (6, 5),
+    "GUPTA-F2": (3, 2),
+    "GUPTA-F3": (1, 2),
 }
 
 
 def _schema(repo):
-    return yaml.safe_load((repo / "workflow/schemas/config.schema.yaml").read_text())
+    return load_schema(repo / "workflow/schemas/config.schema.yaml")
+
+
+def _walk(schema, prefix=""):
+    """(dotted key, property schema, required by its parent) of every key of the schema."""
+    required = set(schema.get("required", ()))
+    for name, prop in schema.get("properties", {}).items():
+        yield f"{prefix}{name}", prop, name in required
+        yield from _walk(prop, f"{prefix}{name}.")
+        if isinstance(prop.get("additionalProperties"), dict):
+            yield from _walk(prop["additionalProperties"], f"{prefix}{name}.<name>.")
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "ci.yaml"])
-def test_shipped_configs_validate(repo, name):
-    jsonschema.validate(yaml.safe_load((repo / "config" / name).read_text()), _schema(repo))
+def test_shipped_configs_validate_and_get_every_default(repo, name):
+    cfg = validate_config(yaml.safe_load((repo / "config" / name).read_text()) or {}, _schema(repo))
+    for key, prop, _ in _walk(_schema(repo)):
+        if "default" in prop and "<name>" not in key:
+            node = cfg
+            for part in key.split("."):
+                assert part in node, f"{name}: {key} has no value after validation"
+                node = node[part]
+
+
+def test_full_config_is_the_schema_defaults(repo):
+    """config/config.yaml repeats no default: the full reproduction is the schema's defaults."""
+    full = validate_config(yaml.safe_load((repo / "config/config.yaml").read_text()), _schema(repo))
+    assert full == validate_config({}, _schema(repo))
+
+
+def test_every_key_has_a_description_and_a_default(repo):
+    for key, prop, required in _walk(_schema(repo)):
+        assert prop.get("description"), f"{key} has no description"
+        override = prop["description"].startswith("overrides")
+        assert "default" in prop or required or override, f"{key} has no default"
+
+
+def test_config_readme_is_generated_from_the_schema(repo):
+    assert (repo / "config/README.md").read_text() == schema_markdown(_schema(repo)), (
+        "config/README.md is stale: run `make config-docs`"
+    )
 
 
 def test_misspelt_key_is_named(repo):
     cfg = yaml.safe_load((repo / "config/ci.yaml").read_text())
     cfg["data"]["mirorr"] = "x"
-    with pytest.raises(jsonschema.ValidationError, match="mirorr"):
-        jsonschema.validate(cfg, _schema(repo))
+    with pytest.raises(jsonschema.ValidationError, match="mirorr") as err:
+        validate_config(cfg, _schema(repo))
+    assert str(err.value).count("\n") == 0 and "allowed here are mirror, datasets" in str(err.value)
     cfg = yaml.safe_load((repo / "config/ci.yaml").read_text())
-    cfg["seed"] = "zero"
-    with pytest.raises(jsonschema.ValidationError, match="zero"):
-        jsonschema.validate(cfg, _schema(repo))
+    cfg["conformal"]["alpha"] = "zero"
+    with pytest.raises(jsonschema.ValidationError, match="conformal.alpha.*zero"):
+        validate_config(cfg, _schema(repo))
 
 
 @pytest.mark.parametrize("target_id,shape", sorted(PAPER_SHAPES.items()))
@@ -90,6 +129,7 @@ def test_report_lists_every_target_with_status(repo, tmp_path):
         "agrees",
         "6 of 10 match",
         files=[tmp_path / "t.csv"],
+        rule="counts equal the published ones",
     )
     with pytest.raises(ValueError, match="status"):
         write_verdict(tmp_path / "v" / "X.json", "X", "great", "")

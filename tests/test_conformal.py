@@ -29,7 +29,7 @@ from boostcm.conformal import (
     split_indices,
 )
 from boostcm.conformal.online import sliding_window_cqr
-from boostcm.conformal.simulation import aggregate_coverage, simulate_coverage
+from boostcm.experiments.conformal import aggregate_coverage, simulate_coverage
 
 FALSE_ALARM = 1e-3  # per statistical assertion
 
@@ -106,7 +106,9 @@ def test_split_cqr_iid_coverage_is_exact_finite_sample_value(correction):
     hits = 0
     for s in range(n_sims):
         X, y = _iid_data(rng, n_train + n_cal + 1)
-        model = make_quantile_model("boosting", alpha, seed=s, n_estimators=5, min_samples_leaf=10)
+        model = make_quantile_model(
+            "boosting", alpha, random_state=s, n_estimators=5, min_samples_leaf=10
+        )
         res = split_cqr(model, X, y, n_train, n_cal, alpha, finite_sample_correction=correction)
         hits += int(res.covered[0])
     lo, hi = stats.binom.interval(1 - FALSE_ALARM, n_sims, p)
@@ -126,7 +128,12 @@ def test_forest_and_network_iid_coverage_within_binomial_band():
         for s in range(n_sims):
             X, y = _iid_data(rng, n_train + n_cal + 1)
             res = split_cqr(
-                make_quantile_model(name, alpha, seed=s, **params), X, y, n_train, n_cal, alpha
+                make_quantile_model(name, alpha, random_state=s, **params),
+                X,
+                y,
+                n_train,
+                n_cal,
+                alpha,
             )
             hits += int(res.covered[0])
         lo, hi = stats.binom.interval(1 - FALSE_ALARM, n_sims, p)
@@ -136,7 +143,16 @@ def test_forest_and_network_iid_coverage_within_binomial_band():
 def test_conditional_probability_estimate_agrees_with_indicators_and_is_reproducible():
     """Mean of the exact conditional coverage probabilities vs mean of the 0/1 indicators over the
     same 300 AR(1) simulations: their difference has mean 0; z-test at false-alarm 1e-3."""
-    kw = dict(seed=11, n_train=150, n_cal=40, model_params={"n_estimators": 10})
+    kw = dict(
+        seed=11,
+        n_lags=11,
+        n_train=150,
+        n_cal=40,
+        n_test=1,
+        alpha=0.1,
+        finite_sample_correction=False,
+        model_params={"n_estimators": 10},
+    )
     df = simulate_coverage("ar1", 0.7, "boosting", range(300), **kw)
     d = df["coverage"] - df["conditional_probability"]
     z = d.mean() / (d.std(ddof=1) / np.sqrt(len(d)))
@@ -152,7 +168,7 @@ def test_conditional_probability_estimate_agrees_with_indicators_and_is_reproduc
 
 
 def test_chunks_cover_every_simulation_once():
-    from boostcm.conformal.simulation import chunk_ranges, n_sims_for
+    from boostcm.experiments.conformal import chunk_ranges, n_sims_for
 
     for n, size in ((0, 5), (10, 5), (11, 5), (3, 10)):
         sims = [s for first, count in chunk_ranges(n, size) for s in range(first, first + count)]
@@ -168,7 +184,7 @@ def test_chunks_cover_every_simulation_once():
 def test_wilson_interval_matches_statsmodels():
     from statsmodels.stats.proportion import proportion_confint
 
-    from boostcm.conformal.simulation import wilson_interval
+    from boostcm._stats import wilson_interval
 
     for k, n in ((0, 5), (5, 5), (90, 100), (449, 500)):
         lo, hi = wilson_interval(k, n, 0.99)
@@ -227,7 +243,7 @@ def test_rcps_threshold_matches_definition_and_split_quantile():
 def test_sliding_window_equals_split_cqr_on_each_window():
     rng = derive_rng(0, "test-online")
     X, y = lagged_design(simulate_ar1(400, 0.5, rng), 5)
-    factory = lambda w: make_quantile_model("boosting", 0.2, seed=w, n_estimators=5)
+    factory = lambda w: make_quantile_model("boosting", 0.2, random_state=w, n_estimators=5)
     out = sliding_window_cqr(X, y, factory, 100, 50, 0.2, step=7, start=200, stop=240)
     assert out["index"].tolist() == list(range(200, 240))
     for w, t in enumerate(range(200, 240, 7)):
@@ -245,8 +261,12 @@ def test_models_are_seeded_monotone_and_reduce_pinball_loss():
     rng = np.random.default_rng(8)
     X, y = _iid_data(rng, 1500)
     for name in ("boosting", "forest", "network"):
-        a = make_quantile_model(name, 0.2, seed=3, **({"epochs": 20} if name == "network" else {}))
-        b = make_quantile_model(name, 0.2, seed=3, **({"epochs": 20} if name == "network" else {}))
+        a = make_quantile_model(
+            name, 0.2, random_state=3, **({"epochs": 20} if name == "network" else {})
+        )
+        b = make_quantile_model(
+            name, 0.2, random_state=3, **({"epochs": 20} if name == "network" else {})
+        )
         lo, hi = a.fit(X[:1000], y[:1000]).predict_interval(X[1000:])
         lo2, hi2 = b.fit(X[:1000], y[:1000]).predict_interval(X[1000:])
         assert np.array_equal(lo, lo2) and np.array_equal(hi, hi2)
@@ -270,7 +290,7 @@ def test_boosting_is_close_to_sklearn_quantile_gradient_boosting():
     rng = np.random.default_rng(9)
     X, y = _iid_data(rng, 3000)
     ours = (
-        make_quantile_model("boosting", 0.1, seed=0)
+        make_quantile_model("boosting", 0.1, random_state=0)
         .fit(X[:1000], y[:1000])
         .predict_quantiles(X[1000:])
     )
@@ -302,7 +322,7 @@ def test_forest_quantiles_match_brute_force_meinshausen_weights():
 
     rng = np.random.default_rng(10)
     X, y = _iid_data(rng, 300)
-    m = make_quantile_model("forest", 0.2, seed=1, n_estimators=7).fit(X[:200], y[:200])
+    m = make_quantile_model("forest", 0.2, random_state=1, n_estimators=7).fit(X[:200], y[:200])
     feat, thr, left, right = m._forest[:4]
     Xb_tr = _trees.apply_bins(X[:200], m._thr)
     Xb_q = _trees.apply_bins(X[200:], m._thr)
@@ -376,7 +396,7 @@ def test_clear_errors_on_bad_input():
         with pytest.raises(ValueError, match="alpha"):
             split_cqr(make_quantile_model("boosting", 0.1), X, y, 50, 25, alpha)
         with pytest.raises(ValueError, match="alpha"):
-            make_quantile_model("forest", alpha)
+            make_quantile_model("forest", alpha).fit(X, y)
         with pytest.raises(ValueError, match="alpha"):
             calibrate([1.0, 2.0], alpha)
     with pytest.raises(ValueError, match="empty"):
@@ -403,7 +423,7 @@ def test_clear_errors_on_bad_input():
         simulate_ar1(10, 1.0, rng)
     with pytest.raises(ValueError, match="switch probability"):
         simulate_hmm(10, 0.0, rng=rng)
-    with pytest.raises(ValueError, match="unknown quantile model"):
+    with pytest.raises(ValueError, match="name must be one of"):
         make_quantile_model("svm")
     with pytest.raises(ValueError, match="not fitted"):
         make_quantile_model("network").predict_interval(X)
@@ -413,10 +433,11 @@ def test_cli_simulate_and_aggregate(tmp_path):
     import pandas as pd
 
     from boostcm._io import read_parquet_metadata
-    from boostcm.conformal.cli import main
+    from boostcm.experiments.cli import main
 
     out = tmp_path / "chunk.parquet"
     args = [
+        "conformal",
         "simulate",
         "--process",
         "hmm",
@@ -434,15 +455,22 @@ def test_cli_simulate_and_aggregate(tmp_path):
         "80",
         "--n-cal",
         "20",
+        "--n-lags",
+        "11",
+        "--n-test",
+        "1",
+        "--alpha",
+        "0.1",
         "--out",
         str(out),
     ]
     assert main(args) == 0
     df = pd.read_parquet(out)
     assert df["sim"].tolist() == [4, 5, 6] and read_parquet_metadata(out)["n_train"] == 80
-    assert main(["aggregate", str(out), "--out", str(tmp_path / "t.csv")]) == 0
+    assert main(["conformal", "table", str(out), "--out", str(tmp_path / "t.csv")]) == 0
     assert pd.read_csv(tmp_path / "t.csv")["n_sims"].tolist() == [3]
-    assert main(["aggregate", "--out", str(tmp_path / "empty.csv")]) == 1
+    assert main(["conformal", "table", "--out", str(tmp_path / "empty.csv")]) == 1
     assert not (tmp_path / "empty.csv").exists()
-    assert main(args[:-2] + ["--alpha", "1.5", "--out", str(tmp_path / "bad.parquet")]) == 1
+    bad = args[:-2] + ["--alpha", "1.5", "--out", str(tmp_path / "bad.parquet")]
+    assert main(bad) == 1
     assert not (tmp_path / "bad.parquet").exists()

@@ -2,8 +2,8 @@
 
 beta(r) is checked against total-variation distances computed independently (exact enumeration of
 the chain's paths, and a plug-in estimate from simulated chains); the calculators against a literal
-brute-force enumeration of the integer sets, the iid formulas (4.22), the reference values of
-BENCHMARKS.md (an independent computation by the authors' code), and a simulated deviation check.
+brute-force enumeration of the integer sets, the iid formulas (4.22), reference values
+computed with the authors' published code (an independent implementation), and a simulated deviation check.
 """
 
 from __future__ import annotations
@@ -299,7 +299,8 @@ def test_empty_test_set_and_infeasible_delta():
     assert marginal_coverage_bound(0.1, 50, 0.01, strong) == -math.inf
 
 
-# Reference values of BENCHMARKS.md (authors' code; two-state chain p = q, alpha 0.1, delta 0.01;
+# Reference values computed with the authors' published code (two-state chain p = q, alpha 0.1,
+# delta 0.01;
 # bound = 1 - alpha - eps_cal - delta - beta(n_cal + 1); cell = bound [a, m, r]).
 REFERENCE = {
     500: [
@@ -417,14 +418,14 @@ def test_best_marginal_correction_is_the_grid_minimum():
 
 def test_experiment_functions_are_deterministic_and_consistent(tmp_path):
     from boostcm._io import write_parquet
-    from boostcm.conformal.bound_experiments import (
+    from boostcm.experiments.conformal_bounds import (
         aggregate_chunks,
         correction_curves,
         hmm_coverage_run,
         worst_case_bounds,
     )
 
-    kw = dict(seed=3, n_train=200, n_cal=300, n_test=300, n_lags=11, alpha=0.1)
+    kw = dict(seed=3, n_train=200, n_cal=300, n_test=300, n_lags=11, alpha=0.1, model="boosting")
     r1 = hmm_coverage_run(0.8, 0, **kw)
     assert r1 == hmm_coverage_run(0.8, 0, **kw)  # same seed, same numbers
     assert r1 != hmm_coverage_run(0.8, 1, **kw)

@@ -168,14 +168,15 @@ def test_clear_errors(params, data, match):
         ExactBoostClassifier(**{**SMALL, **params}).fit(X, y)
 
 
-def test_predict_proba_and_labels():
+def test_scores_and_labels():
     X, y = make_data(seed=9)
     labels = np.where(y == 1, "yes", "no")
     m = ExactBoostClassifier(random_state=0, **SMALL).fit(X, labels)
     assert set(m.predict(X)) <= {"yes", "no"}
-    p = m.predict_proba(X)
-    assert np.allclose(p.sum(axis=1), 1) and np.all((p >= 0) & (p <= 1))
-    assert np.array_equal(m.classes_[p.argmax(axis=1)], m.predict(X))
+    d = m.decision_function(X)
+    assert np.array_equal(m.classes_[(d > 0).astype(int)], m.predict(X))
+    # a ranking score, not a probability: no predict_proba (wrap in CalibratedClassifierCV)
+    assert not hasattr(m, "predict_proba")
     with pytest.raises(ValueError, match="Only binary"):
         ExactBoostClassifier(**SMALL).fit(X, np.arange(X.shape[0]) % 3)
 

@@ -111,17 +111,17 @@ def test_search_is_invariant_to_increasing_feature_transforms():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(loss="f1"), "loss must be one of"),
+        (dict(metric="f1"), "metric must be one of"),
         (dict(search="random"), "search must be one of"),
         (dict(margin=-0.1), "margin"),
-        (dict(loss="pak", k=None), "k is required"),
-        (dict(loss="pak", k=99), "k must be between"),
+        (dict(metric="pak", k=None), "k is required"),
+        (dict(metric="pak", k=99), "k must be between"),
         (dict(precision_bits=0), "precision_bits"),
         (dict(precision_bits=2.5), "precision_bits"),
     ],
 )
 def test_fit_stump_errors(kwargs, match):
-    args = dict(loss="auc", margin=0.05, k=None, search="greedy")
+    args = dict(metric="auc", margin=0.05, k=None, search="greedy")
     args.update(kwargs)
     x = np.arange(6.0)
     with pytest.raises(ValueError, match=match):
@@ -165,7 +165,7 @@ def test_cutoff_keeps_every_result_below_it(loss):
 def test_reduced_search_starts_from_tied_scores(loss):
     """From S0 = 0 (every score tied, the ensembler's start) the reduced search finds an
     improving stump whenever the exact search says one exists (the paper's (A, B) greedy finds
-    none here; for P@k the reduced search finds one in 7 of these 10: see docs/exactboost.md)."""
+    none here; for P@k the reduced search finds one in 7 of these 10: docs/decisions.md, D13)."""
     rng = np.random.default_rng(8)
     found = 0
     for _ in range(10):

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from boostcm.experiments.hashing import best_per_method, run_job, summarise
 from boostcm.hashing import (
     BlockingEvaluator,
     draw_hash_family,
@@ -19,9 +20,7 @@ from boostcm.hashing import (
     sample_training_pairs,
     split_by_entity,
 )
-from boostcm.hashing.aggregate import best_per_method, summarise
 from boostcm.hashing.baselines import band_keys, klsh_blocks, klsh_projections, tlsh_blocks
-from boostcm.hashing.experiment import run_job
 from boostcm.hashing.synthetic import generate_person_records
 from boostcm.hashing.vectorize import shingle_hashes
 

@@ -1,17 +1,22 @@
 """End-to-end: the CI profile of the workflow in a scratch copy of the repository.
 
-Builds EB-T1/EB-T5 and the report from the data mirror, then checks the reproducibility contract:
-a second run does nothing, deleting one processed file rebuilds only what depends on it, a failing
-job leaves no output, and a misspelt config key stops the run naming the key.
+Builds every enabled target and the report from the data mirror, then checks the reproducibility
+contract: a second run does nothing, deleting one processed file rebuilds only what depends on it,
+a failing job leaves no output, a misspelt config key stops the run naming the key, a run killed
+by SIGINT or SIGKILL resumes with the plain command and redoes no finished job, and the same seed
+gives byte-identical results at 1 and 2 cores.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -32,21 +37,55 @@ def _run(args, cwd, env, check=True):
     return proc
 
 
+def _scratch_copy(work: Path) -> Path:
+    repo = Path(__file__).resolve().parents[1]
+    for item in ("workflow", "config", "notebooks", "envs"):
+        shutil.copytree(repo / item, work / item)
+    return work
+
+
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory, request):
-    repo = Path(__file__).resolve().parents[1]
     from conftest import MIRROR
 
     if MIRROR is None:
         pytest.skip("no data mirror on this machine")
-    work = tmp_path_factory.mktemp("wf")
-    for item in ("Snakefile", "workflow", "config", "notebooks", "envs"):
-        src = repo / item
-        (shutil.copytree if src.is_dir() else shutil.copy2)(src, work / item)
+    work = _scratch_copy(tmp_path_factory.mktemp("wf"))
     env = dict(os.environ, BOOSTCM_DATA_MIRROR=str(MIRROR))
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     _run(["--cores", "2", "--configfile", "config/ci.yaml"], work, env)
     return work, env
+
+
+# Targets with many small jobs of every kind (data, simulation chunks, hashing jobs, aggregation)
+# and no notebook: what the kill/resume and byte-identity tests rebuild in a fresh copy.
+JOB_TARGETS = [
+    "results/tables/CP-F1.1.csv",
+    "results/tables/CP-F4.1.csv",
+    "results/conformal_bounds/CP-F4.2b_runs.parquet",
+    "results/tables/HASH-T3.5.csv",
+    "results/tables/EB-T1.csv",
+]
+# What is not a result: logs, timings, Snakemake's own state.
+NOT_RESULTS = ("logs", "benchmarks")
+
+
+def _results(work: Path) -> dict[str, bytes]:
+    root = work / "results"
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.relative_to(root).parts[0] not in NOT_RESULTS
+    }
+
+
+def _assert_same_results(work: Path, reference: Path):
+    ours, ref = _results(work), _results(reference)
+    assert ours, "no results"
+    missing = sorted(set(ours) - set(ref))
+    assert not missing, missing
+    differ = sorted(name for name in ours if ours[name] != ref[name])
+    assert not differ, f"not byte-identical to the 2-core run: {differ}"
 
 
 def test_ci_profile_builds_tables_and_report(workdir):
@@ -60,10 +99,47 @@ def test_ci_profile_builds_tables_and_report(workdir):
     assert "EB-T1" in html and "CP-F4.1" in html and "agrees" in html
 
 
+def test_ci_profile_builds_the_calibration_targets(workdir):
+    work, _ = workdir
+    for target in ("GUPTA-F2", "GUPTA-F3"):
+        verdict = json.loads((work / f"results/verdicts/{target}.json").read_text())
+        assert verdict["status"] in ("agrees", "deviates"), verdict
+        assert verdict["details"]["n_runs"] >= 2 and verdict["rule"]
+        assert (work / f"results/figures/{target}.png").stat().st_size > 0
+        assert (work / f"results/tables/{target}.csv").is_file()
+    for target, output in (
+        ("GUPTA-T1", "tables/GUPTA-T1.md"),
+        ("GUPTA-F1", "figures/GUPTA-F1.png"),
+    ):
+        verdict = json.loads((work / f"results/verdicts/{target}.json").read_text())
+        assert verdict["status"] == "built" and (work / "results" / output).is_file()
+
+
 def test_second_run_does_nothing(workdir):
     work, env = workdir
     out = _run(["-n", "--cores", "2", "--configfile", "config/ci.yaml"], work, env)
     assert "Nothing to be done" in out.stdout + out.stderr
+
+
+def test_another_mirror_reruns_nothing(workdir, tmp_path):
+    """The mirror is where raw files come from, not part of what they are."""
+    work, env = workdir
+    other = tmp_path / "other-mirror"
+    other.mkdir()
+    out = _run(
+        ["-n", "--configfile", "config/ci.yaml"], work, dict(env, BOOSTCM_DATA_MIRROR=str(other))
+    )
+    assert "Nothing to be done" in out.stdout + out.stderr
+
+
+def test_runs_without_the_environment_activated(workdir):
+    """`.venv/bin/snakemake` without `activate`: jobs still find `boostcm` and `papermill`."""
+    work, env = workdir
+    bare = dict(env, PATH="/usr/bin:/bin")
+    verdict = work / "results/verdicts/EB-T5.json"
+    verdict.unlink()
+    _run(["--cores", "1", "--configfile", "config/ci.yaml"], work, bare)
+    assert json.loads(verdict.read_text())["status"] == "agrees"
 
 
 def test_deleting_a_processed_file_rebuilds_only_its_dependents(workdir):
@@ -127,3 +203,52 @@ def test_lint_and_slurm_profile_dry_run(workdir):
         env,
     )
     assert dry.returncode == 0
+
+
+def test_same_seed_gives_byte_identical_results_at_one_core(workdir, tmp_path):
+    reference, env = workdir
+    work = _scratch_copy(tmp_path / "one-core")
+    _run([*JOB_TARGETS, "--cores", "1", "--configfile", "config/ci.yaml"], work, env)
+    _assert_same_results(work, reference)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+def test_killed_run_resumes_with_the_plain_command(workdir, tmp_path, sig):
+    """Kill a run once some jobs finished; the README command alone then finishes it, redoes no
+    finished job, and gives the results of an uninterrupted run."""
+    reference, env = workdir
+    work = _scratch_copy(tmp_path / "killed")
+    cmd = SNAKEMAKE + [*JOB_TARGETS, "--cores", "2", "--configfile", "config/ci.yaml"]
+    proc = subprocess.Popen(
+        cmd,
+        cwd=work,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    chunks = work / "results/conformal/sims"
+    deadline = time.monotonic() + 600
+    while len(list(chunks.rglob("*.parquet"))) < 3 and proc.poll() is None:
+        assert time.monotonic() < deadline, "no job finished within 10 minutes"
+        time.sleep(0.2)
+    # SIGINT reaches the whole foreground group, as Ctrl-C does; SIGKILL stops everything at once
+    os.killpg(proc.pid, sig)
+    proc.wait(timeout=300)
+    assert proc.returncode != 0, "the run finished before it could be interrupted"
+    # outputs complete at the kill: present, and not marked incomplete by Snakemake
+    incomplete = work / ".snakemake/incomplete"  # one file per output, named by base64 of its path
+    marked = {
+        base64.b64decode("".join(m.relative_to(incomplete).parts)).decode()
+        for m in incomplete.rglob("*")
+        if m.is_file()
+    }
+    finished = {
+        p: p.stat().st_mtime_ns
+        for p in work.joinpath("results").rglob("*.parquet")
+        if str(p.relative_to(work)) not in marked
+    }
+    _run([*JOB_TARGETS, "--cores", "2", "--configfile", "config/ci.yaml"], work, env)
+    redone = [str(p) for p, mtime in finished.items() if p.stat().st_mtime_ns != mtime]
+    assert not redone, f"finished jobs were redone: {redone}"
+    _assert_same_results(work, reference)

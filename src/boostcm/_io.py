@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import json
 import os
@@ -12,15 +13,29 @@ from pathlib import Path
 import numpy as np
 
 
+def _file_mode() -> int:
+    """Permissions of a new file under the process umask (mkstemp alone would give 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike):
-    """Yield a temporary path next to `path`; rename it onto `path` only if the block succeeds."""
+    """Yield a temporary path next to `path`; rename it onto `path` only if the block succeeds.
+
+    The file gets the permissions of any new file (0666 minus the umask), not mkstemp's 0600.
+    Temporaries left by an earlier write of the same file that was killed are removed.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    for stale in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        stale.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -36,7 +51,9 @@ def write_json(path, obj) -> None:
 
 def write_parquet(path, df, metadata: dict | None = None) -> None:
     """Write a DataFrame to parquet atomically, storing `metadata` as JSON in the schema."""
-    import pyarrow as pa
+    from ._optional import import_optional
+
+    pa = import_optional("pyarrow", "data")
     import pyarrow.parquet as pq
 
     table = pa.Table.from_pandas(df, preserve_index=False)

@@ -1,76 +1,68 @@
-# Shared set-up: config validation, paths, the list every domain appends its final outputs to.
+# Shared set-up: config validation (defaults filled from the schema), paths, the data mirror, and
+# ALL_TARGETS, the list every domain appends the final outputs of its enabled targets to.
 import os
+import shlex
+import sys
 from pathlib import Path
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
+
+from boostcm.datasets import dataset_entry
+from boostcm.datasets.fetch import MIRROR_ENV
+from boostcm.experiments.config import load_schema, validate_config
+from boostcm.experiments.workflow import clear_stale_locks
 
 min_version("9.0")
 
 
-validate(config, "../schemas/config.schema.yaml")
+validate_config(
+    config, load_schema(Path(workflow.basedir, "schemas/config.schema.yaml"))
+)
+
+# A run killed by SIGKILL leaves its lock behind; with no Snakemake process left in this directory
+# the lock is stale, and a plain rerun resumes (rerun-incomplete is in the default profile).
+if workflow.is_main_process and clear_stale_locks(Path.cwd()):
+    logger.warning(
+        "Removed the lock of a killed run (no Snakemake process works here any more)."
+    )
 
 SEED = config["seed"]
-ALL_TARGETS = []  # verdict files (and other final outputs) of every enabled target
+ALL_TARGETS = []
 DATA_TARGETS = [
     f"results/data/processed/{name}.parquet" for name in config["data"]["datasets"]
 ]
 REPORT = "results/report/index.html"
 PAPER_DIR = "config/paper"
 TARGETS_YAML = "config/targets.yaml"
-
-# Domain rule files, included by the Snakefile when present (each guards itself on its config section).
-DOMAIN_RULE_FILES = [
-    f"workflow/rules/{name}.smk"
-    for name in (
-        "exactboost",
-        "baselines",
-        "hashing",
-        "conformal",
-        "conformal_bounds",
-        "calibration",
-        "quantile_surrogate",
-    )
-    if Path(workflow.basedir, "workflow", "rules", f"{name}.smk").exists()
-]
-
-
-def data_mirror():
-    """The config's data.mirror if that folder exists, else $BOOSTCM_DATA_MIRROR; '' if neither."""
-    for candidate in (
-        config["data"].get("mirror"),
-        os.environ.get("BOOSTCM_DATA_MIRROR"),
-    ):
-        if candidate and Path(candidate).is_dir():
-            return str(Path(candidate).resolve())
-    return ""
-
-
-def enabled(section):
-    """True when config[section]['enabled'] is set."""
-    return bool(config.get(section, {}).get("enabled", False))
-
-
-def notebook_cmd(notebook, executed, **params):
-    """A papermill command line running `notebook` into `executed` with -p parameters."""
-    args = " ".join(f"-p {k} {_quote(v)}" for k, v in params.items())
-    return f"papermill --no-progress-bar -k python3 {notebook} {executed} {args}"
-
-
-def _quote(value):
-    import shlex
-
-    return shlex.quote(str(value))
-
-
 CONDA_ENV = (
     "../../envs/boostcm.yaml"  # relative to workflow/rules/, where every rule lives
 )
 
+# The mirror is where raw files come from, not part of what they are: it reaches the fetch jobs
+# through the environment, so pointing at another mirror re-runs nothing.
+if not os.environ.get(MIRROR_ENV) and config["data"]["mirror"]:
+    if Path(config["data"]["mirror"]).is_dir():
+        os.environ[MIRROR_ENV] = str(Path(config["data"]["mirror"]).resolve())
+
+
+# Jobs run `boostcm` and `papermill` of the Python that runs snakemake, also when its environment
+# was not activated (with --use-conda, the job's conda environment comes first in PATH).
+envvars:
+    "PATH",
+
+
+_search_path = os.environ["PATH"]
+os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), _search_path])
+
+
+def notebook_cmd(notebook, executed, **params):
+    """A papermill command line running `notebook` into `executed` with -p parameters."""
+    args = " ".join(f"-p {k} {shlex.quote(str(v))}" for k, v in params.items())
+    return f"papermill --no-progress-bar -k python3 {notebook} {executed} {args}"
+
 
 def raw_files(name):
     """Raw files of a catalog dataset, under results/data/raw."""
-    from boostcm.datasets import dataset_entry
-
     return [f"results/data/raw/{f['path']}" for f in dataset_entry(name)["files"]]
 
 

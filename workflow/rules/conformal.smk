@@ -1,18 +1,13 @@
 # CP-F1.1 (AR(1)) and CP-F4.1 (two-state HMM): marginal coverage of split CQR by Monte Carlo.
 # One job = one chunk of simulations for one (process, parameter, model); an aggregation rule makes
 # the target's table; a papermill notebook draws the figure and writes the verdict.
-from boostcm.conformal.simulation import chunk_ranges, format_param, n_sims_for
+from boostcm.experiments.conformal import chunk_ranges, format_param, n_sims_for
 
+CP = config["conformal"]
 CP_SIM_TARGETS = {"CP-F1.1": ("ar1", "ar1_lambdas"), "CP-F4.1": ("hmm", "hmm_ps")}
-CP = config.get("conformal", {})
-CP_CHUNKS = (
-    {
-        m: chunk_ranges(n_sims_for(CP["n_sims"], m), CP["chunk_size"])
-        for m in CP.get("models", [])
-    }
-    if CP.get("enabled")
-    else {}
-)
+CP_CHUNKS = {
+    m: chunk_ranges(n_sims_for(CP["n_sims"], m), CP["chunk_size"]) for m in CP["models"]
+}
 
 
 rule conformal_simulate_chunk:
@@ -20,6 +15,8 @@ rule conformal_simulate_chunk:
         "results/conformal/sims/{process}/{model}/{param}/chunk{chunk}.parquet",
     log:
         "results/logs/conformal/sims/{process}/{model}/{param}/chunk{chunk}.log",
+    benchmark:
+        "results/benchmarks/conformal/sims/{process}/{model}/{param}/chunk{chunk}.tsv"
     wildcard_constraints:
         process="ar1|hmm",
         model="boosting|forest|network",
@@ -32,7 +29,7 @@ rule conformal_simulate_chunk:
         n_sims=lambda wc: CP_CHUNKS[wc.model][int(wc.chunk)][1],
         seed=SEED,
         cp=CP,
-        fsc="--finite-sample-correction" if CP.get("finite_sample_correction") else "",
+        fsc="--finite-sample-correction" if CP["finite_sample_correction"] else "",
     shell:
         "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
         " boostcm conformal simulate --process {wildcards.process} --param {wildcards.param}"
@@ -58,7 +55,7 @@ rule conformal_coverage_table:
     conda:
         CONDA_ENV
     shell:
-        "boostcm conformal aggregate {input} --out {output} > {log} 2>&1"
+        "boostcm conformal table {input} --out {output} > {log} 2>&1"
 
 
 rule conformal_coverage_notebook:
@@ -90,5 +87,5 @@ rule conformal_coverage_notebook:
         "{params.cmd} > {log} 2>&1"
 
 
-if enabled("conformal"):
+if CP["enabled"]:
     ALL_TARGETS.extend(f"results/verdicts/{t}.json" for t in CP_SIM_TARGETS)

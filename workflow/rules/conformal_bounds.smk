@@ -1,18 +1,16 @@
 # beta-mixing bounds of thesis section 4.2: CP-F4.2a (correction vs n_cal) and CP-F4.2b (empirical
 # coverage of gradient-boosting CQR at n_cal = n_test = 15000 against the Theorem 4.6 bound).
-# Logic: boostcm.conformal.{mixing,bounds,bound_experiments}; bounds take milliseconds and are computed
+# Logic: boostcm.conformal.{mixing,bounds} and boostcm.experiments.conformal_bounds; bounds take milliseconds and are computed
 # in the notebooks; the CP-F4.2b simulations are cut into chunks of seeds (one job each).
 import json
 
-CB = config.get("conformal_bounds", {})
-CB_A = CB.get("f42a", {})
-CB_B = CB.get("f42b", {})
+CB = config["conformal_bounds"]
+CB_A = CB["f42a"]
+CB_B = CB["f42b"]
 CB_DIR = "results/conformal_bounds"
-CB_LEVELS_A = [float(x) for x in CB_A.get("one_minus_p", [])]
-CB_LEVELS_B = [float(x) for x in CB_B.get("one_minus_p", [])]
-CB_CHUNKS = range(
-    -(-int(CB_B.get("n_seeds", 1)) // int(CB_B.get("chunk_size", 1)))
-)  # ceil division
+CB_LEVELS_A = [float(x) for x in CB_A["one_minus_p"]]
+CB_LEVELS_B = [float(x) for x in CB_B["one_minus_p"]]
+CB_CHUNKS = range(-(-CB_B["n_seeds"] // CB_B["chunk_size"]))  # ceil division
 
 
 rule conformal_bounds_f42b_chunk:
@@ -20,6 +18,8 @@ rule conformal_bounds_f42b_chunk:
         f"{CB_DIR}/CP-F4.2b/omp{{omp}}_chunk{{chunk}}.parquet",
     log:
         f"results/logs/conformal_bounds/CP-F4.2b_omp{{omp}}_chunk{{chunk}}.log",
+    benchmark:
+        f"results/benchmarks/conformal_bounds/CP-F4.2b_omp{{omp}}_chunk{{chunk}}.tsv"
     wildcard_constraints:
         omp=r"[0-9.]+",
         chunk=r"\d+",
@@ -27,17 +27,17 @@ rule conformal_bounds_f42b_chunk:
         CONDA_ENV
     threads: 1
     params:
-        n_seeds=CB_B.get("n_seeds"),
-        chunk_size=CB_B.get("chunk_size"),
-        n_train=CB_B.get("n_train"),
-        n_cal=CB_B.get("n_cal"),
-        n_test=CB_B.get("n_test"),
-        model=CB_B.get("model", "boosting"),
-        n_lags=CB.get("n_lags", 11),
-        alpha=CB.get("alpha", 0.1),
+        n_seeds=CB_B["n_seeds"],
+        chunk_size=CB_B["chunk_size"],
+        n_train=CB_B["n_train"],
+        n_cal=CB_B["n_cal"],
+        n_test=CB_B["n_test"],
+        model=CB_B["model"],
+        n_lags=CB["n_lags"],
+        alpha=CB["alpha"],
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
-        "boostcm conformal-bounds coverage-chunk --one-minus-p {wildcards.omp}"
+        "boostcm conformal-bounds chunk --one-minus-p {wildcards.omp}"
         " --chunk {wildcards.chunk} --chunk-size {params.chunk_size} --n-seeds {params.n_seeds}"
         f" --seed {SEED}"
         " --n-train {params.n_train} --n-cal {params.n_cal} --n-test {params.n_test} --n-lags {params.n_lags}"
@@ -58,7 +58,7 @@ rule conformal_bounds_f42b_runs:
     conda:
         CONDA_ENV
     shell:
-        "boostcm conformal-bounds aggregate --out {output} {input} > {log} 2>&1"
+        "boostcm conformal-bounds runs --out {output} {input} > {log} 2>&1"
 
 
 rule conformal_bounds_f42b_notebook:
@@ -79,13 +79,13 @@ rule conformal_bounds_f42b_notebook:
         cmd=notebook_cmd(
             "notebooks/CP-F4.2b.ipynb",
             "results/notebooks/CP-F4.2b.ipynb",
-            alpha=CB.get("alpha", 0.1),
-            n_lags=CB.get("n_lags", 11),
-            n_train=CB_B.get("n_train"),
-            n_cal=CB_B.get("n_cal"),
-            n_test=CB_B.get("n_test"),
-            delta_cal=CB_B.get("delta_cal", 0.005),
-            delta_test=CB_B.get("delta_test", 0.005),
+            alpha=CB["alpha"],
+            n_lags=CB["n_lags"],
+            n_train=CB_B["n_train"],
+            n_cal=CB_B["n_cal"],
+            n_test=CB_B["n_test"],
+            delta_cal=CB_B["delta_cal"],
+            delta_test=CB_B["delta_test"],
             one_minus_p=json.dumps(CB_LEVELS_B),
             runs_parquet=f"{CB_DIR}/CP-F4.2b_runs.parquet",
             table_csv="results/tables/CP-F4.2b.csv",
@@ -113,16 +113,16 @@ rule conformal_bounds_f42a_notebook:
         cmd=notebook_cmd(
             "notebooks/CP-F4.2a.ipynb",
             "results/notebooks/CP-F4.2a.ipynb",
-            alpha=CB.get("alpha", 0.1),
-            n_lags=CB.get("n_lags", 11),
-            n_cal_min=CB_A.get("n_cal_min"),
-            n_cal_max=CB_A.get("n_cal_max"),
-            n_cal_num=CB_A.get("n_cal_num"),
+            alpha=CB["alpha"],
+            n_lags=CB["n_lags"],
+            n_cal_min=CB_A["n_cal_min"],
+            n_cal_max=CB_A["n_cal_max"],
+            n_cal_num=CB_A["n_cal_num"],
             one_minus_p=json.dumps(CB_LEVELS_A),
-            delta_min=CB_A.get("delta_min", 1e-4),
-            delta_max=CB_A.get("delta_max", 0.3),
-            delta_num=CB_A.get("delta_num", 40),
-            fixed_delta=CB_A.get("fixed_delta", 0.01),
+            delta_min=CB_A["delta_min"],
+            delta_max=CB_A["delta_max"],
+            delta_num=CB_A["delta_num"],
+            fixed_delta=CB_A["fixed_delta"],
             table_csv="results/tables/CP-F4.2a.csv",
             figure="results/figures/CP-F4.2a.png",
             verdict="results/verdicts/CP-F4.2a.json",
@@ -131,7 +131,7 @@ rule conformal_bounds_f42a_notebook:
         "NUMBA_NUM_THREADS={threads} {params.cmd} > {log} 2>&1"
 
 
-if enabled("conformal_bounds"):
+if CB["enabled"]:
     ALL_TARGETS.extend(
         ["results/verdicts/CP-F4.2a.json", "results/verdicts/CP-F4.2b.json"]
     )

@@ -6,7 +6,7 @@ DATASETS = config["data"]["datasets"]
 _unknown = sorted(set(DATASETS) - set(dataset_names()))
 if _unknown:
     raise ValueError(
-        f"config data.datasets: unknown dataset(s) {_unknown}; see config/datasets.yaml"
+        f"config data.datasets: unknown dataset(s) {_unknown}; see src/boostcm/datasets/catalog.yaml"
     )
 
 for _name in dataset_names():
@@ -23,10 +23,8 @@ for _name in dataset_names():
             CONDA_ENV
         params:
             dataset=_name,
-            mirror=lambda wildcards: data_mirror(),
         shell:
-            "boostcm fetch {params.dataset} --raw-dir results/data/raw"
-            " $( [ -n '{params.mirror}' ] && echo --mirror '{params.mirror}' ) > {log} 2>&1"
+            "boostcm fetch {params.dataset} --raw-dir results/data/raw > {log} 2>&1"
 
 
 rule process_dataset:

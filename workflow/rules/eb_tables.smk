@@ -52,5 +52,5 @@ rule eb_dataset_table_notebook:
         "{params.cmd} > {log} 2>&1"
 
 
-if enabled("eb_tables"):
+if config["eb_tables"]["enabled"]:
     ALL_TARGETS.extend(f"results/verdicts/{t}.json" for t in EB_TABLE_IDS)

@@ -1,9 +1,9 @@
 # HASH-T3.3..T3.5 (TH §3.3): jobs = dataset x method x shingle size x seed chunk (the k/L/T or
 # n_blocks grid of a method is evaluated inside its job); aggregation -> results/tables/HASH-T3.x.csv;
 # a papermill notebook puts our numbers beside config/paper/HASH-T3.x.csv and writes the verdict.
-from boostcm.hashing import workflow as hashing_wf
+from boostcm.experiments import hashing as hashing_jobs
 
-HASH_CFG = config.get("hashing", {})
+HASH_CFG = config["hashing"]
 
 
 rule hashing_job:
@@ -13,6 +13,8 @@ rule hashing_job:
         "results/hashing/{dataset}/{method}/shingle{shingle}_seeds{chunk}.parquet",
     log:
         "results/logs/hashing/{dataset}_{method}_shingle{shingle}_seeds{chunk}.log",
+    benchmark:
+        "results/benchmarks/hashing/{dataset}_{method}_shingle{shingle}_seeds{chunk}.tsv"
     wildcard_constraints:
         method="ours|tlsh|klsh",
         shingle=r"\d+",
@@ -21,12 +23,12 @@ rule hashing_job:
         CONDA_ENV
     threads: 2
     params:
-        settings=lambda wildcards: hashing_wf.job_settings(
+        settings=lambda wildcards: hashing_jobs.job_settings(
             HASH_CFG, wildcards.dataset, wildcards.method
         ),
         seed=SEED,
     shell:
-        "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} boostcm hashing-job"
+        "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} boostcm hashing job"
         " --dataset {wildcards.dataset} --method {wildcards.method} --shingle {wildcards.shingle}"
         " --seeds {wildcards.chunk} --global-seed {params.seed} --settings '{params.settings}'"
         " --out {output} > {log} 2>&1"
@@ -34,8 +36,8 @@ rule hashing_job:
 
 rule hashing_table:
     input:
-        lambda wildcards: hashing_wf.job_outputs(
-            HASH_CFG, hashing_wf.dataset_of_target(HASH_CFG, wildcards.target)
+        lambda wildcards: hashing_jobs.job_outputs(
+            HASH_CFG, hashing_jobs.dataset_of_target(HASH_CFG, wildcards.target)
         ),
     output:
         table="results/tables/{target}.csv",
@@ -47,7 +49,7 @@ rule hashing_table:
     conda:
         CONDA_ENV
     shell:
-        "boostcm hashing-table {input} --out {output.table}"
+        "boostcm hashing table {input} --out {output.table}"
         " --summary {output.summary} > {log} 2>&1"
 
 
@@ -82,5 +84,5 @@ rule hashing_notebook:
         "{params.cmd} > {log} 2>&1"
 
 
-if enabled("hashing"):
-    ALL_TARGETS.extend(hashing_wf.verdicts(HASH_CFG))
+if HASH_CFG["enabled"]:
+    ALL_TARGETS.extend(hashing_jobs.verdicts(HASH_CFG))

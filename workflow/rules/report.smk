@@ -1,4 +1,4 @@
-# The report page: every target ID of TARGETS.md with its status, linking tables, figures, notebooks.
+# The report page: every target of config/targets.yaml with its status, linking tables, figures, notebooks.
 
 
 rule report:

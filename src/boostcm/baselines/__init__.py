@@ -1,13 +1,15 @@
 """Every method the ExactBoost and quantile-surrogate papers compare against, as
-scikit-learn-compatible estimators (fit / decision_function / predict_proba / predict), plus a
-registry mapping the names used in the papers' tables to constructors.
+scikit-learn-compatible estimators with keyword-only parameters, plus a registry mapping the
+names used in the papers' tables to constructors.
 
     from boostcm.baselines import make_estimator, TARGET_METRIC
     model = make_estimator("RankBoost", random_state=0).fit(X, y)
 
-Scores for evaluation: ``predict_proba(X)[:, 1]`` (surrogates, as in the papers) or
-``decision_function(X)`` (exact baselines; same ranking as their predict_proba).
-See docs/baselines.md for the formulations and every departure from the papers.
+Scores for evaluation: ``predict_proba(X)[:, 1]`` for the surrogates (as in the papers), whose
+``predict_proba`` returns class probabilities, and ``decision_function(X)`` for the exact
+baselines, which learn a ranking score and have no ``predict_proba`` (PluginLogistic, built on a
+probability model, has both).
+Formulations: docs/baselines.md; every departure from the papers: docs/decisions.md, D17-D25.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Common plumbing of the exact-metric baselines: input checks, an operating threshold, and the
-scikit-learn classifier interface (decision_function / predict_proba / predict)."""
+scikit-learn classifier interface (decision_function / predict)."""
 
 from __future__ import annotations
 
@@ -38,16 +38,30 @@ def rate_threshold(scores: np.ndarray, rate: float) -> float:
 
 
 class ScoringClassifier(ClassifierMixin, BaseEstimator):
-    """Base for models that learn a real-valued score s(x).
+    """Base for models that learn a real-valued ranking score s(x).
 
-    Subclasses implement ``_fit(X, y)`` (setting the fitted state and returning the training
-    scores and the operating threshold) and ``_raw_score(X)``. ``decision_function`` returns
-    s(x) minus the threshold, ``predict`` thresholds it at 0, and ``predict_proba`` is the logistic
-    sigmoid of the decision value: a monotone map of the score (ranking metrics are unchanged),
-    not a calibrated probability.
+    Subclasses implement ``_fit(X, y)`` (setting the fitted state and returning the operating
+    threshold) and ``_raw_score(X)``. ``decision_function`` returns s(x) minus the threshold and
+    ``predict`` thresholds it at 0. A score is not a probability, so there is no
+    ``predict_proba`` (subclasses with a probability model add it); wrap a model in
+    ``sklearn.calibration.CalibratedClassifierCV`` for probabilities.
     """
 
     def fit(self, X, y):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; finite.
+        y : array-like of shape (n_samples,)
+            Binary labels in {0, 1}, both classes present.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, y = validate_training_data(X, y)
         self.classes_ = np.array([0, 1])
         self.n_features_in_ = X.shape[1]
@@ -65,15 +79,34 @@ class ScoringClassifier(ClassifierMixin, BaseEstimator):
         return X
 
     def decision_function(self, X) -> np.ndarray:
+        """Ranking score minus the operating threshold.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data; finite.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+            Scores; > 0 means the positive class.
+        """
         X = self._check_X(X)
         return self._raw_score(X) - self.threshold_
 
-    def predict_proba(self, X) -> np.ndarray:
-        d = self.decision_function(X)
-        p = 0.5 * (1.0 + np.tanh(0.5 * d))  # overflow-free logistic sigmoid
-        return np.column_stack([1.0 - p, p])
-
     def predict(self, X) -> np.ndarray:
+        """Class labels: 1 where `decision_function` > 0, else 0.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data; finite.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted labels in {0, 1}.
+        """
         return (self.decision_function(X) > 0).astype(np.int64)
 
     def __sklearn_tags__(self):

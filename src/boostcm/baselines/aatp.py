@@ -21,31 +21,74 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 
-from .._validation import check_probability
+from .._validation import check_choice, check_integer, check_probability, check_real
 from ._base import ScoringClassifier, standardization
+
+__all__ = ["AccuracyAtTheTop"]
 
 
 class AccuracyAtTheTop(ScoringClassifier):
-    """AATP linear ranker for the top-tau quantile.
+    """Accuracy at the Top (AATP): a linear ranker for the top-tau quantile.
+
+    Solves, for each candidate quantile point x_k, the convex problem of the module docstring
+    (an intercept-free linear SVM or logistic regression on x_i - x_k) and keeps the solution
+    whose share of training points scoring strictly above w.x_k is closest to tau.
 
     Parameters
     ----------
-    tau : float
-        Quantile (fraction of points predicted positive).
-    C : float
-        Loss weight (sum over points) against 1/2 ||w||^2.
-    surrogate : {"hinge", "logistic"}
-    candidates : None or int
-        None: every training point is a candidate quantile point (the paper). An int m uses the m
-        training points whose rank under a preliminary logistic-regression fit is closest to the
-        tau-quantile (a documented speed-up, not in the paper).
-    standardize : bool
-        Solve on z-scored features (mapped back to raw features).
-    max_iter : solver iterations of each convex problem.
+    tau : float, default=0.05
+        Quantile: the share of points predicted positive, in (0, 1).
+    C : float, default=1.0
+        Weight of the summed loss against 1/2 ||w||^2; > 0.
+    surrogate : {"hinge", "logistic"}, default="hinge"
+        Loss phi: the hinge of the paper, or the logistic variant.
+    candidates : int or None, default=None
+        None: every training point is a candidate quantile point (the paper). An int m uses the
+        m training points whose rank under a preliminary logistic-regression fit is closest to
+        the tau-quantile (a speed-up, not in the paper).
+    standardize : bool, default=True
+        Solve on z-scored features (the weights are mapped back to raw features).
+    max_iter : int, default=2000
+        Solver iterations of each convex problem.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The labels [0, 1].
+    n_features_in_ : int
+        Number of features seen in `fit`.
+    coef_ : ndarray of shape (n_features_in_,)
+        Weights w on the raw features.
+    offset_ : float
+        Constant of the score (from the standardisation).
+    quantile_index_ : int
+        Training row of the chosen quantile point x_k.
+    quantile_gap_ : float
+        |share of training scores above the quantile point - tau| of the chosen solution.
+    objective_ : float
+        Convex objective of the chosen solution.
+    threshold_ : float
+        Operating threshold: the score of the quantile point.
+
+    References
+    ----------
+    .. [1] S. Boyd, C. Cortes, M. Mohri and A. Radovanovic, "Accuracy at the Top", NeurIPS 2012.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from boostcm.baselines import AccuracyAtTheTop
+    >>> X, y = make_classification(n_samples=100, n_features=4, random_state=0)
+    >>> clf = AccuracyAtTheTop(tau=0.2, candidates=5).fit(X, y)
+    >>> clf.decision_function(X).shape
+    (100,)
+    >>> clf.coef_.shape
+    (4,)
     """
 
     def __init__(
         self,
+        *,
         tau: float = 0.05,
         C: float = 1.0,
         surrogate: str = "hinge",
@@ -85,19 +128,16 @@ class AccuracyAtTheTop(ScoringClassifier):
 
     def _fit(self, X, y):
         tau = check_probability(self.tau, "tau")
-        if self.surrogate not in ("hinge", "logistic"):
-            raise ValueError(f"surrogate must be 'hinge' or 'logistic', got {self.surrogate!r}")
-        if not self.C > 0:
-            raise ValueError(f"C must be > 0, got {self.C}")
+        check_choice(self.surrogate, ("hinge", "logistic"), "surrogate")
+        check_real(self.C, "C", low=0.0, low_inclusive=False)
+        check_integer(self.max_iter, "max_iter", min_value=1)
         mu, sd = standardization(X, self.standardize)
         Z = (X - mu) / sd
         n = Z.shape[0]
         if self.candidates is None:
             cand = np.arange(n)
         else:
-            m = int(self.candidates)
-            if m < 1:
-                raise ValueError(f"candidates must be >= 1 or None, got {self.candidates}")
+            m = check_integer(self.candidates, "candidates", min_value=1)
             pre = LogisticRegression(max_iter=1000).fit(Z, y).decision_function(Z)
             rank_from_top = np.argsort(np.argsort(-pre, kind="stable"), kind="stable")
             cand = np.argsort(np.abs(rank_from_top - tau * n), kind="stable")[: min(m, n)]

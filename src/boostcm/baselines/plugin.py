@@ -11,7 +11,10 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
+from .._validation import check_choice, check_real
 from ._base import ScoringClassifier
+
+__all__ = ["PluginLogistic", "best_threshold"]
 
 
 def _hard_auc(y, pred):
@@ -42,8 +45,35 @@ METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
 
 
 def best_threshold(eta: np.ndarray, y: np.ndarray, metric) -> tuple[float, float]:
-    """(delta, metric value) maximising metric(y, 1[eta >= delta]) over every distinct eta value
-    and one value above max(eta). Ties: the smallest such delta."""
+    """Threshold maximising a metric of the hard predictions 1[eta >= delta], by brute force.
+
+    Every distinct value of eta and one value above max(eta) are tried; ties go to the smallest
+    threshold.
+
+    Parameters
+    ----------
+    eta : ndarray of shape (n_samples,)
+        Estimated probabilities P(y = 1 | x).
+    y : ndarray of shape (n_samples,)
+        Binary labels in {0, 1}.
+    metric : callable
+        ``metric(y_true, y_pred_01) -> float``, larger is better.
+
+    Returns
+    -------
+    delta : float
+        The threshold.
+    value : float
+        The metric at delta.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.baselines.plugin import METRICS, best_threshold
+    >>> eta = np.array([0.1, 0.3, 0.6, 0.8])
+    >>> best_threshold(eta, np.array([0, 0, 1, 1]), METRICS["ks"])
+    (0.6, 1.0)
+    """
     cand = np.concatenate([np.unique(eta), [np.inf]])
     vals = np.array([metric(y, (eta >= d).astype(np.int64)) for d in cand])
     i = int(np.argmax(vals))
@@ -53,25 +83,72 @@ def best_threshold(eta: np.ndarray, y: np.ndarray, metric) -> tuple[float, float
 class PluginLogistic(ScoringClassifier):
     """Logistic regression with a metric-optimal threshold chosen on a held-out fold.
 
+    Estimates eta(x) = P(y = 1 | x) by logistic regression and picks the threshold delta that
+    maximises the target metric of the hard predictions 1[eta(x) >= delta] on a stratified
+    held-out fold.
+
     Parameters
     ----------
-    metric : {"auc", "ks", "precision"} or callable(y_true, y_pred_01) -> float (larger is better)
-        Metric of the hard predictions used to choose the threshold. For "auc" this is the AUC of
-        0/1 predictions, i.e. balanced accuracy.
-    threshold_fraction : float
-        Fraction of the training data held out (stratified) for the threshold.
-    refit : bool
+    metric : {"auc", "ks", "precision"} or callable, default="auc"
+        Metric of the hard predictions used to choose the threshold; a callable is
+        ``metric(y_true, y_pred_01) -> float`` (larger is better). For "auc" this is the AUC
+        of 0/1 predictions, i.e. the balanced accuracy.
+    threshold_fraction : float, default=0.2
+        Share of the training data held out (stratified) for the threshold, in (0, 1).
+    refit : bool, default=True
         Refit the logistic model on all training data after choosing the threshold (what the
-        ExactBoost comparison did); False = Koyejo et al.'s two-sample estimator.
-    C, max_iter : logistic-regression settings (scikit-learn defaults, as the surrogate "Logistic").
-    random_state : seed of the held-out split.
+        ExactBoost comparison did); False = the two-sample estimator of Koyejo et al.
+    C : float, default=1.0
+        Inverse L2 strength of the logistic regression (scikit-learn's default).
+    max_iter : int, default=100
+        Iterations of the logistic regression (scikit-learn's default).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the held-out split.
 
-    ``predict`` returns the hard plug-in decisions 1[eta(x) >= delta]; ``decision_function``
-    returns eta(x) - delta (same ranking as plain logistic regression).
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The labels [0, 1].
+    n_features_in_ : int
+        Number of features seen in `fit`.
+    model_ : sklearn.linear_model.LogisticRegression
+        The fitted probability model eta.
+    threshold_ : float
+        The chosen threshold delta on eta.
+    threshold_metric_ : float
+        Metric of the hard predictions at delta on the held-out fold.
+    threshold_fold_ : tuple of ndarray
+        Held-out probabilities and labels the threshold was chosen on.
+
+    Notes
+    -----
+    `predict_proba` returns the logistic model's probabilities [1 - eta(x), eta(x)] (the
+    scikit-learn meaning); `predict` returns the plug-in decisions 1[eta(x) >= delta], which
+    differ from the argmax of `predict_proba`; `decision_function` is eta(x) - delta (the same
+    ranking as plain logistic regression).
+
+    References
+    ----------
+    .. [1] O. Koyejo, N. Natarajan, P. Ravikumar and I. S. Dhillon, "Consistent Binary
+       Classification with Generalized Performance Metrics", NeurIPS 2014.
+    .. [2] K. Dembczynski, W. Kotlowski, O. Koyejo and N. Natarajan, "Consistency Analysis for
+       Binary Classification Revisited", ICML 2017.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from boostcm.baselines import PluginLogistic
+    >>> X, y = make_classification(n_samples=100, n_features=4, random_state=0)
+    >>> clf = PluginLogistic(metric="ks", random_state=0).fit(X, y)
+    >>> clf.predict_proba(X).shape
+    (100, 2)
+    >>> bool(0.0 <= clf.threshold_ <= 1.0)
+    True
     """
 
     def __init__(
         self,
+        *,
         metric="auc",
         threshold_fraction: float = 0.2,
         refit: bool = True,
@@ -89,18 +166,18 @@ class PluginLogistic(ScoringClassifier):
     def _metric_fn(self):
         if callable(self.metric):
             return self.metric
-        if self.metric not in METRICS:
-            raise ValueError(
-                f"metric must be one of {sorted(METRICS)} or a callable, got {self.metric!r}"
-            )
-        return METRICS[self.metric]
+        return check_choice(self.metric, METRICS, "metric")
 
     def _fit(self, X, y):
         metric = self._metric_fn()
-        if not 0 < self.threshold_fraction < 1:
-            raise ValueError(
-                f"threshold_fraction must lie in (0, 1), got {self.threshold_fraction}"
-            )
+        check_real(
+            self.threshold_fraction,
+            "threshold_fraction",
+            low=0.0,
+            high=1.0,
+            low_inclusive=False,
+            high_inclusive=False,
+        )
         X_est, X_thr, y_est, y_thr = train_test_split(
             X, y, test_size=self.threshold_fraction, stratify=y, random_state=self.random_state
         )
@@ -121,6 +198,34 @@ class PluginLogistic(ScoringClassifier):
     def _raw_score(self, X):
         return self.model_.predict_proba(X)[:, 1]
 
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities of the logistic model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data; finite.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+            [1 - eta(x), eta(x)]; columns follow ``classes_``.
+        """
+        X = self._check_X(X)
+        return self.model_.predict_proba(X)
+
     def predict(self, X):
+        """Plug-in decisions 1[eta(x) >= delta].
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data; finite.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted labels in {0, 1}.
+        """
         X = self._check_X(X)
         return (self._raw_score(X) >= self.threshold_).astype(np.int64)

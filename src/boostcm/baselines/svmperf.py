@@ -22,10 +22,11 @@ max_a sum a_c Delta_c - 1/2 ||sum a_c g_c||^2 s.t. a >= 0, sum a <= C, with Clar
 
 from __future__ import annotations
 
-import clarabel
 import numpy as np
 import scipy.sparse as sp
 
+from .._optional import import_optional
+from .._validation import check_choice, check_fraction, check_integer, check_real
 from ._base import ScoringClassifier, rate_threshold
 
 
@@ -75,6 +76,7 @@ def solve_working_set_dual(G: np.ndarray, delta: np.ndarray, C: float) -> np.nda
     P = sp.csc_matrix(np.triu(G + 1e-12 * np.eye(K)))
     A = sp.csc_matrix(np.vstack([-np.eye(K), np.ones((1, K))]))
     b = np.concatenate([np.zeros(K), [C]])
+    clarabel = import_optional("clarabel", "baselines")
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     settings.tol_gap_abs = settings.tol_gap_rel = 1e-10
@@ -87,36 +89,82 @@ def solve_working_set_dual(G: np.ndarray, delta: np.ndarray, C: float) -> np.nda
     return np.maximum(np.asarray(sol.x), 0.0)
 
 
+__all__ = ["SVMPerf"]
+
+
 class SVMPerf(ScoringClassifier):
-    """Structural SVM for P@k (``loss="pak"``) or ROC area (``loss="auc"``), linear, no bias.
+    """Structural SVM for precision at k or ROC area (SVMperf), linear, without bias.
+
+    Trained by the cutting-plane algorithm with the metric's most-violated-constraint search;
+    the working-set QP is solved in its dual (see the module docstring for the normalisation).
 
     Parameters
     ----------
-    loss : {"pak", "auc"}
-    C : float
-        Trade-off in the normalisation above (1.0 corresponds to svm_perf's default -c 0.01).
-    k_fraction : float or None
-        P@k uses k = ceil(k_fraction * n); None = the training positive rate (svm_perf's default
-        for its --p option).
-    eps : float
-        Cutting-plane tolerance on the constraint violation (svm_perf -e 0.1 in percent = 0.001).
-    normalize : bool
+    metric : {"pak", "auc"}, default="pak"
+        Metric whose structural loss Delta is used: precision at k or ROC area.
+    C : float, default=1.0
+        Trade-off of the normalisation in the module docstring (1.0 corresponds to svm_perf's
+        default -c 0.01); > 0.
+    k_fraction : float or None, default=None
+        P@k uses k = ceil(k_fraction * n), k_fraction in (0, 1]; None = the training positive
+        rate (svm_perf's default for its --p option).
+    eps : float, default=1e-3
+        Cutting-plane tolerance on the constraint violation (svm_perf -e 0.1 in percent); > 0.
+    normalize : bool, default=True
         Divide every feature column by its Euclidean norm on the training data (what the
         ExactBoost authors did before calling svm_perf, following the SVM-light FAQ).
-    max_iter : int
-        Maximum cutting-plane iterations.
+    max_iter : int, default=2000
+        Maximum cutting-plane iterations; >= 1.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The labels [0, 1].
+    n_features_in_ : int
+        Number of features seen in `fit`.
+    coef_ : ndarray of shape (n_features_in_,)
+        Weights w on the normalised features.
+    scale_ : ndarray of shape (n_features_in_,)
+        Column norms the features are divided by (ones if `normalize` is False).
+    k_ : int
+        Depth k of P@k on the training set (also sets the operating threshold).
+    slack_ : float
+        Slack xi of the final working set.
+    n_constraints_ : int
+        Constraints in the final working set.
+    n_iter_ : int
+        Cutting-plane iterations run.
+    converged_ : bool
+        Whether no constraint was violated by more than `eps` at the end.
+    threshold_ : float
+        Operating threshold: the top k_ / n share of the training scores is positive.
+
+    References
+    ----------
+    .. [1] T. Joachims, "A Support Vector Method for Multivariate Performance Measures",
+       ICML 2005 (Algorithm 1 and section 4).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from boostcm.baselines import SVMPerf
+    >>> X, y = make_classification(n_samples=100, n_features=4, random_state=0)
+    >>> clf = SVMPerf(metric="auc").fit(X, y)
+    >>> clf.decision_function(X).shape, bool(clf.converged_)
+    ((100,), True)
     """
 
     def __init__(
         self,
-        loss: str = "pak",
+        *,
+        metric: str = "pak",
         C: float = 1.0,
         k_fraction: float | None = None,
         eps: float = 1e-3,
         normalize: bool = True,
         max_iter: int = 2000,
     ):
-        self.loss = loss
+        self.metric = metric
         self.C = C
         self.k_fraction = k_fraction
         self.eps = eps
@@ -124,14 +172,14 @@ class SVMPerf(ScoringClassifier):
         self.max_iter = max_iter
 
     def _fit(self, X, y):
-        if self.loss not in ("pak", "auc"):
-            raise ValueError(f"loss must be 'pak' or 'auc', got {self.loss!r}")
-        if not self.C > 0:
-            raise ValueError(f"C must be > 0, got {self.C}")
+        check_choice(self.metric, ("pak", "auc"), "metric")
+        check_real(self.C, "C", low=0.0, low_inclusive=False)
+        check_real(self.eps, "eps", low=0.0, low_inclusive=False)
+        check_integer(self.max_iter, "max_iter", min_value=1)
         n = X.shape[0]
-        frac = y.mean() if self.k_fraction is None else float(self.k_fraction)
-        if not 0 < frac <= 1:
-            raise ValueError(f"k_fraction must lie in (0, 1], got {self.k_fraction}")
+        frac = (
+            y.mean() if self.k_fraction is None else check_fraction(self.k_fraction, "k_fraction")
+        )
         self.k_ = int(min(n, max(1, np.ceil(frac * n - 1e-12))))
         if self.normalize:
             scale = np.sqrt((X * X).sum(axis=0))
@@ -148,7 +196,7 @@ class SVMPerf(ScoringClassifier):
         converged = False
         for it in range(int(self.max_iter)):
             s = Z @ w
-            if self.loss == "pak":
+            if self.metric == "pak":
                 delta, c = most_violated_pak(s, ypm, self.k_)
             else:
                 delta, c = most_violated_roc(s, ypm)
@@ -173,12 +221,27 @@ class SVMPerf(ScoringClassifier):
         return (X / self.scale_) @ self.coef_
 
     def primal_objective(self, X, y) -> float:
-        """1/2 ||w||^2 + C * (exact maximal violation over all ybar, clipped at 0) at the fitted w."""
+        """Primal objective at the fitted weights.
+
+        1/2 ||w||^2 + C * (the exact maximal violation over all labellings ybar, clipped at 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data (usually the training data).
+        y : array-like of shape (n_samples,)
+            Binary labels in {0, 1}.
+
+        Returns
+        -------
+        value : float
+            The objective.
+        """
         X = self._check_X(X)
         Z = X / self.scale_
         ypm = np.where(np.asarray(y) == 1, 1.0, -1.0)
         s = Z @ self.coef_
-        if self.loss == "pak":
+        if self.metric == "pak":
             delta, c = most_violated_pak(s, ypm, self.k_)
         else:
             delta, c = most_violated_roc(s, ypm)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._validation import check_integer, check_real
 from ._base import ScoringClassifier, rate_threshold, standardization
 
 
@@ -141,25 +142,76 @@ def _toppush_apg(Xp, Xn, lam, max_iter, tol):
     return al, be, f_prev, it_done
 
 
+__all__ = ["TopPush"]
+
+
 class TopPush(ScoringClassifier):
-    """TopPush linear ranker (lambda = 0.001 in the ExactBoost comparison).
+    """TopPush linear ranker: pushes the positives above the highest-scoring negative.
+
+    Minimises lambda/2 ||w||^2 + (1/m) sum_i [1 + max_j w.x_j^- - w.x_i^+]_+^2 through its dual,
+    by Nesterov's accelerated projected gradient (see the module docstring).
 
     Parameters
     ----------
-    lam : float
-        L2 regularisation lambda of the primal.
-    max_iter : int
-        Maximum accelerated-gradient iterations.
-    tol : float
+    lam : float, default=1e-3
+        L2 regularisation lambda of the primal (0.001 in the ExactBoost comparison); > 0.
+    max_iter : int, default=10000
+        Maximum accelerated-gradient iterations; >= 1.
+    tol : float, default=1e-4
         Stop when the duality gap (checked every 10 iterations) is below tol * max(1, |dual|).
-    standardize : bool
-        Solve on z-scored features (scores mapped back to raw features). With lambda = 0.001 the
-        minimiser is nearly invariant to per-feature scaling, while raw features of scale 10^2
-        (svmguide1) make the dual so ill-conditioned that 10^4 iterations do not converge.
+    standardize : bool, default=True
+        Solve on z-scored features (scores mapped back to raw features). With lambda = 0.001
+        the minimiser is nearly invariant to per-feature scaling, while raw features of scale
+        10^2 make the dual so ill-conditioned that 10^4 iterations do not converge.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The labels [0, 1].
+    n_features_in_ : int
+        Number of features seen in `fit`.
+    coef_ : ndarray of shape (n_features_in_,)
+        Weights on the raw features.
+    offset_ : float
+        Constant of the score (from the standardisation).
+    w_ : ndarray of shape (n_features_in_,)
+        Weights on the standardised features, as optimised.
+    mean_ : ndarray of shape (n_features_in_,)
+        Feature means used for the standardisation (zeros if disabled).
+    scale_ : ndarray of shape (n_features_in_,)
+        Feature scales used for the standardisation (ones if disabled).
+    alpha_ : ndarray of shape (n_positives,)
+        Dual variables of the positives.
+    beta_ : ndarray of shape (n_negatives,)
+        Dual variables of the negatives.
+    dual_objective_ : float
+        Final dual objective.
+    n_iter_ : int
+        Iterations run.
+    threshold_ : float
+        Operating threshold: predicts the training positive rate.
+
+    References
+    ----------
+    .. [1] N. Li, R. Jin and Z.-H. Zhou, "Top Rank Optimization in Linear Time", NeurIPS 2014.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from boostcm.baselines import TopPush
+    >>> X, y = make_classification(n_samples=100, n_features=4, random_state=0)
+    >>> clf = TopPush(max_iter=500).fit(X, y)
+    >>> clf.coef_.shape, clf.predict(X).shape
+    ((4,), (100,))
     """
 
     def __init__(
-        self, lam: float = 1e-3, max_iter: int = 10000, tol: float = 1e-4, standardize: bool = True
+        self,
+        *,
+        lam: float = 1e-3,
+        max_iter: int = 10000,
+        tol: float = 1e-4,
+        standardize: bool = True,
     ):
         self.lam = lam
         self.standardize = standardize
@@ -167,8 +219,9 @@ class TopPush(ScoringClassifier):
         self.tol = tol
 
     def _fit(self, X, y):
-        if not self.lam > 0:
-            raise ValueError(f"lam must be > 0, got {self.lam}")
+        check_real(self.lam, "lam", low=0.0, low_inclusive=False)
+        check_integer(self.max_iter, "max_iter", min_value=1)
+        check_real(self.tol, "tol", low=0.0)
         mu, sd = standardization(X, self.standardize)
         self.mean_, self.scale_ = mu, sd
         Z = (X - mu) / sd
@@ -187,8 +240,23 @@ class TopPush(ScoringClassifier):
         return X @ self.coef_ + self.offset_
 
     def primal_objective(self, X, y) -> float:
-        """lambda/2 ||w||^2 + (1/m) sum_i [1 + max_j w.x_j^- - w.x_i^+]_+^2 at the fitted w
-        (w acting on the scaled features, as optimised)."""
+        """Primal objective at the fitted weights.
+
+        lambda/2 ||w||^2 + (1/m) sum_i [1 + max_j w.x_j^- - w.x_i^+]_+^2, with w acting on the
+        standardised features, as optimised.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data (usually the training data).
+        y : array-like of shape (n_samples,)
+            Binary labels in {0, 1}.
+
+        Returns
+        -------
+        value : float
+            The objective.
+        """
         w = self.w_
         s = ((np.asarray(X) - self.mean_) / self.scale_) @ w
         y = np.asarray(y)

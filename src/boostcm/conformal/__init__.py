@@ -4,13 +4,14 @@ Public API (stable; other modules and the beta-mixing bounds build on it):
 
 processes      simulate_ar1(n, lam, rng), simulate_hmm(n, p, q=None, rng=..., return_states=False),
                simulate_two_state_chain(n, p, q, rng), lagged_design(series, n_lags) -> (X, y)
-models         make_quantile_model(name in {"boosting", "forest", "network"}, alpha, seed, **params)
-               -> model with fit(X, y) and predict_interval(X) -> (lower, upper)
+models         make_quantile_model(name in {"boosting", "forest", "network"}, alpha, random_state,
+               **params) -> model with fit(X, y), predict_quantiles(X) -> (n, 2) and
+               predict_interval(X) -> (lower, upper)
 split CP       empirical_quantile (4.1), quantile_rank, calibrate, cqr_scores, split_indices,
                split_cqr(model, X, y, n_train, n_cal, alpha, n_test=None) -> SplitCQRResult
                (lower, upper, threshold, covered, scores_test)
 variants       conditional_thresholds / conditional_coverage (sets A), rank_one_out_thresholds,
-               rcps_threshold / empirical_risk
+               rcps_threshold / empirical_risk, sliding_window_cqr (online, refit per block)
 beta-mixing    two_state_beta, lagged_window_beta (mixing); eps_cal (4.12), eps_test (4.14),
                eps_cal_conditional (4.15), eps_test_conditional (4.16), marginal_coverage_bound (Thm 4.5),
                empirical_coverage_bound (Thm 4.6), iid_eps (4.22) (bounds; docs/conformal_bounds.md)
@@ -31,6 +32,7 @@ from .bounds import (
     sigma_tilde_squared,
 )
 from .mixing import lagged_window_beta, two_state_beta, two_state_stationary
+from .online import sliding_window_cqr
 from .processes import (
     HMM_NOISE_VARIANCE,
     ar1_autocorrelation,
@@ -104,6 +106,7 @@ __all__ = [
     "quantile_rank",
     "rank_one_out_thresholds",
     "rcps_threshold",
+    "sliding_window_cqr",
     "split_cqr",
     "split_indices",
 ]

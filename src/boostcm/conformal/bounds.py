@@ -9,7 +9,7 @@ calibration sets and s in the test sets; sigma~(a) comes from running sums of be
 ``boostcm.conformal.mixing``. Bounds are non-decreasing in beta, so an upper bound on beta gives
 a valid bound.
 
-Conventions (docs/conformal_bounds.md, section "beta-mixing bounds", explains each choice):
+Conventions (docs/decisions.md, D46-D56, explains each choice):
 
 * ``"proven"`` (default) - what the thesis's proofs establish:
   - Bernstein's inequality (Thm 1.2, c = 1) inverted exactly: the deviation is
@@ -24,7 +24,7 @@ Conventions (docs/conformal_bounds.md, section "beta-mixing bounds", explains ea
     which are smaller than any blocking bound.
 * ``"thesis"`` - the formulas exactly as printed in (4.12)-(4.16) (iid formulas when beta = 0).
 * ``"authors"`` - the authors' code: printed (4.12)/(4.14) with variance factor alpha(1 - alpha)
-  instead of 1/4 and no iid shortcut; reproduces the reference table of BENCHMARKS.md.
+  instead of 1/4 and no iid shortcut; reproduces the authors' reference numbers.
 """
 
 from __future__ import annotations
@@ -35,7 +35,13 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from boostcm._validation import check_probability
+from boostcm._validation import (
+    check_choice,
+    check_integer,
+    check_mixing_coefficients,
+    check_probability,
+    check_real,
+)
 
 __all__ = [
     "CONVENTIONS",
@@ -59,9 +65,25 @@ CONVENTIONS = ("proven", "thesis", "authors")
 class BlockingBound:
     """Minimum of a blocking bound and where it is attained.
 
-    value: the error term (inf when the feasible set is empty: the bound is vacuous).
-    a, m: block size and number of block pairs; k: r for calibration sets, s for test sets.
-    method: "blocking", "iid" (the iid formula, beta = 0) or "infeasible".
+    Parameters
+    ----------
+    value : float
+        The error term (inf when the feasible set is empty: the bound is vacuous).
+    a : int
+        Block size.
+    m : int
+        Number of block pairs.
+    k : int
+        Leftover: r for calibration sets, s for test sets.
+    method : {"blocking", "iid", "infeasible"}
+        How the value was obtained: the blocking minimum, the iid formula (beta = 0), or none.
+
+    Examples
+    --------
+    >>> from boostcm.conformal import eps_cal, two_state_beta
+    >>> b = eps_cal(1000, 0.01, two_state_beta(0.3, 0.3, 1001))
+    >>> b.method, b.a >= 1, b.m >= 1
+    ('blocking', True, True)
     """
 
     value: float
@@ -74,35 +96,6 @@ class BlockingBound:
 # ----------------------------------------------------------------------------- input checks
 
 
-def _check_count(n, name: str, minimum: int = 1) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {n!r}")
-    if n < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {n}")
-    return int(n)
-
-
-def _check_convention(convention: str) -> str:
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
-    return convention
-
-
-def _check_beta(beta, needed: int) -> np.ndarray:
-    arr = np.asarray(beta, dtype=np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"beta must be a 1-D array indexed by lag, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("beta contains NaN or infinite values")
-    if arr.shape[0] < needed + 1:
-        raise ValueError(
-            f"beta must hold beta(k) for k = 0..{needed} (length >= {needed + 1}), got length {arr.shape[0]}"
-        )
-    if np.any(arr[1:] < 0.0) or np.any(arr[1:] > 1.0):
-        raise ValueError("beta-mixing coefficients must lie in [0, 1]")
-    return np.ascontiguousarray(arr)
-
-
 def _is_iid(beta: np.ndarray) -> bool:
     return bool(np.all(beta[1:] == 0.0))
 
@@ -111,12 +104,40 @@ def _is_iid(beta: np.ndarray) -> bool:
 
 
 def sigma_tilde_squared(beta, a_max: int, variance: float = 0.25) -> np.ndarray:
-    """sigma~(a)^2 = variance + (2/a) sum_{j<a} (a - j) beta(j) for a = 0..a_max (entry 0 unused).
+    """Variance proxy sigma~(a)^2 = variance + (2/a) sum_{j<a} (a - j) beta(j) of eq. 4.13.
 
-    Running sums: T(a+1) = T(a) + sum_{j<=a} beta(j), with T(a) = sum_{j<a} (a - j) beta(j).
+    Computed for a = 0..a_max by running sums T(a+1) = T(a) + sum_{j<=a} beta(j), with
+    T(a) = sum_{j<a} (a - j) beta(j).
+
+    Parameters
+    ----------
+    beta : array-like of shape (>= a_max + 1,)
+        beta-mixing coefficients indexed by lag (beta[k] = beta(k); beta[0] unused), in [0, 1];
+        e.g. from `two_state_beta`. An upper bound on beta gives a valid bound.
+    a_max : int
+        Largest block size; >= 1.
+    variance : float, default=0.25
+        Variance term (1/4 bounds the variance of an indicator).
+
+    Returns
+    -------
+    sigma2 : ndarray of shape (a_max + 1,)
+        sigma~(a)^2 for a = 0..a_max (entry 0 is NaN).
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.2.1 (eq. 4.13).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.conformal import sigma_tilde_squared
+    >>> sigma_tilde_squared(np.zeros(4), 3)
+    array([ nan, 0.25, 0.25, 0.25])
     """
-    a_max = _check_count(a_max, "a_max")
-    b = _check_beta(beta, a_max)
+    a_max = check_integer(a_max, "a_max", min_value=1)
+    b = check_mixing_coefficients(beta, a_max)
     c = np.cumsum(b[1:a_max])  # c[i] = sum_{j=1}^{i+1} beta(j)
     T = np.zeros(a_max + 1)
     if a_max >= 2:
@@ -227,8 +248,32 @@ def _variance_factor(convention: str, alpha: float) -> float:
 
 
 def iid_eps(n: int, delta: float) -> float:
-    """(4.22): sqrt(log(2/delta) / (2n)), the iid (Hoeffding) calibration/test error term."""
-    n = _check_count(n, "n")
+    """Hoeffding calibration or test error term sqrt(log(2/delta) / (2n)) for iid data (eq. 4.22).
+
+    Parameters
+    ----------
+    n : int
+        Number of calibration (or test) points; >= 1.
+    delta : float
+        Failure probability in (0, 1).
+
+    Returns
+    -------
+    eps : float
+        The error term.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.1.1 and eq. 4.22.
+
+    Examples
+    --------
+    >>> from boostcm.conformal import iid_eps
+    >>> round(iid_eps(1000, 0.05), 4)
+    0.0429
+    """
+    n = check_integer(n, "n", min_value=1)
     delta = check_probability(delta, "delta")
     return math.sqrt(math.log(2.0 / delta) / (2.0 * n))
 
@@ -236,24 +281,48 @@ def iid_eps(n: int, delta: float) -> float:
 def iid_eps_conditional(
     n: int, delta: float, gamma: float, vc_dim: int, convention: str = "proven"
 ) -> float:
-    """Section 4.1.2 iid conditional term (1/gamma)(4 sqrt(log(g (n+1)^d)/n) + 2 sqrt(log(4/delta)/(2n))).
+    """Conditional error term for iid data.
 
+    (1/gamma)(4 sqrt(log(g (n+1)^d)/n) + 2 sqrt(log(4/delta)/(2n))) of section 4.1.2, with
     g = 2 as printed; g = 4 in the proven convention (growth of the class at a fixed threshold).
+
+    Parameters
+    ----------
+    n : int
+        Number of calibration (or test) points; >= 1.
+    delta : float
+        Failure probability in (0, 1).
+    gamma : float
+        Minimum probability of the sets A, in (0, 1].
+    vc_dim : int
+        VC dimension d of the class of sets; >= 0.
+    convention : {"proven", "thesis", "authors"}, default="proven"
+        Formula variant: what the thesis's proofs establish, the formulas as printed, or the
+        authors' code (see the module docstring).
+
+    Returns
+    -------
+    eps : float
+        The error term.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.1.2.
+
+    Examples
+    --------
+    >>> from boostcm.conformal import iid_eps_conditional
+    >>> round(iid_eps_conditional(10_000, 0.05, gamma=0.5, vc_dim=1), 3)
+    0.32
     """
-    n = _check_count(n, "n")
+    n = check_integer(n, "n", min_value=1)
     delta = check_probability(delta, "delta")
-    gamma = _check_gamma(gamma)
-    d = _check_count(vc_dim, "vc_dim", minimum=0)
-    g = 4.0 if _check_convention(convention) == "proven" else 2.0
+    gamma = check_real(gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
+    d = check_integer(vc_dim, "vc_dim", min_value=0)
+    g = 4.0 if check_choice(convention, CONVENTIONS, "convention") == "proven" else 2.0
     vc = 4.0 * math.sqrt((math.log(g) + d * math.log(n + 1.0)) / n)
     return (vc + 2.0 * math.sqrt(math.log(4.0 / delta) / (2.0 * n))) / gamma
-
-
-def _check_gamma(gamma) -> float:
-    g = float(gamma)
-    if not (0.0 < g <= 1.0):
-        raise ValueError(f"gamma must lie in (0, 1], got {gamma}")
-    return g
 
 
 # ----------------------------------------------------------------------------- marginal / empirical
@@ -262,13 +331,49 @@ def _check_gamma(gamma) -> float:
 def eps_cal(
     n_cal: int, delta_cal: float, beta, *, alpha: float = 0.1, convention: str = "proven"
 ) -> BlockingBound:
-    """epsilon_cal of (4.12)-(4.13): exact minimum over F_cal = {(a, m, r): 2ma = n_cal - r + 1,
-    delta_cal > 4(m-1)beta(a) + beta(r)}; BlockingBound.k is r."""
-    n = _check_count(n_cal, "n_cal")
+    """Calibration error term epsilon_cal of eqs. 4.12-4.13 for beta-mixing data.
+
+    The exact minimum over F_cal = {(a, m, r): 2ma = n_cal - r + 1,
+    delta_cal > 4(m-1)beta(a) + beta(r)}; ``BlockingBound.k`` is r.
+
+    Parameters
+    ----------
+    n_cal : int
+        Number of calibration points; >= 1.
+    delta_cal : float
+        Failure probability in (0, 1).
+    beta : array-like of shape (>= n_cal + 2,)
+        beta-mixing coefficients indexed by lag (beta[k] = beta(k); beta[0] unused), in [0, 1];
+        e.g. from `two_state_beta`. An upper bound on beta gives a valid bound.
+    alpha : float, default=0.1
+        Miscoverage level in (0, 1) (enters the "authors" variance factor).
+    convention : {"proven", "thesis", "authors"}, default="proven"
+        Formula variant: what the thesis's proofs establish, the formulas as printed, or the
+        authors' code (see the module docstring).
+
+    Returns
+    -------
+    bound : BlockingBound
+        The minimum (inf when the feasible set is empty) and where it is attained.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.2.1 (eqs. 4.12-4.13, Theorem 4.5).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import eps_cal, two_state_beta
+    >>> beta = two_state_beta(0.3, 0.3, max_lag=1001)
+    >>> b = eps_cal(1000, 0.01, beta)
+    >>> round(b.value, 3), b.method, b.a, b.m
+    (0.211, 'blocking', 11, 45)
+    """
+    n = check_integer(n_cal, "n_cal", min_value=1)
     delta = check_probability(delta_cal, "delta_cal")
     alpha = check_probability(alpha, "alpha")
-    convention = _check_convention(convention)
-    b = _check_beta(beta, n + 1)
+    convention = check_choice(convention, CONVENTIONS, "convention")
+    b = check_mixing_coefficients(beta, n + 1)
     if convention != "authors" and _is_iid(b):
         return BlockingBound(iid_eps(n, delta), 0, 0, 1, "iid")
     if n < 2:
@@ -287,14 +392,52 @@ def eps_test(
     alpha: float = 0.1,
     convention: str = "proven",
 ) -> BlockingBound:
-    """epsilon_test of (4.14): exact minimum over F_test = {(a, m, s): 2ma = n_test - s,
-    delta_test > 4(m-1)beta(a) + beta(n_cal)}; BlockingBound.k is s. Empty (inf) when n_test < 2."""
-    n = _check_count(n_test, "n_test")
-    n_cal = _check_count(n_cal, "n_cal")
+    """Test error term epsilon_test of eq. 4.14 for beta-mixing data.
+
+    The exact minimum over F_test = {(a, m, s): 2ma = n_test - s,
+    delta_test > 4(m-1)beta(a) + beta(n_cal)}; ``BlockingBound.k`` is s. Empty (inf) when
+    n_test < 2.
+
+    Parameters
+    ----------
+    n_test : int
+        Number of test points; >= 1.
+    delta_test : float
+        Failure probability in (0, 1).
+    beta : array-like of shape (>= max(n_test // 2, n_cal) + 1,)
+        beta-mixing coefficients indexed by lag (beta[k] = beta(k); beta[0] unused), in [0, 1];
+        e.g. from `two_state_beta`. An upper bound on beta gives a valid bound.
+    n_cal : int
+        Number of calibration points (the gap between calibration and test); >= 1.
+    alpha : float, default=0.1
+        Miscoverage level in (0, 1) (enters the "authors" variance factor).
+    convention : {"proven", "thesis", "authors"}, default="proven"
+        Formula variant: what the thesis's proofs establish, the formulas as printed, or the
+        authors' code (see the module docstring).
+
+    Returns
+    -------
+    bound : BlockingBound
+        The minimum (inf when the feasible set is empty) and where it is attained.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.2.1 (eq. 4.14, Theorem 4.6).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import eps_test, two_state_beta
+    >>> beta = two_state_beta(0.3, 0.3, max_lag=1001)
+    >>> round(eps_test(1000, 0.01, beta, n_cal=1000).value, 3)
+    0.211
+    """
+    n = check_integer(n_test, "n_test", min_value=1)
+    n_cal = check_integer(n_cal, "n_cal", min_value=1)
     delta = check_probability(delta_test, "delta_test")
     alpha = check_probability(alpha, "alpha")
-    convention = _check_convention(convention)
-    b = _check_beta(beta, max(n // 2, n_cal))
+    convention = check_choice(convention, CONVENTIONS, "convention")
+    b = check_mixing_coefficients(beta, max(n // 2, n_cal))
     if convention != "authors" and _is_iid(b):
         return BlockingBound(iid_eps(n, delta), 0, 0, 0, "iid")
     if n < 2:
@@ -313,14 +456,48 @@ def marginal_coverage_bound(
     test_lag: int | None = None,
     convention: str = "proven",
 ) -> float:
-    """Theorem 4.5: P[Y_i in C(X_i)] >= 1 - alpha - eps_cal - delta_cal - beta(i - n_train).
+    """Marginal coverage lower bound of Theorem 4.5 for beta-mixing data.
 
-    test_lag = i - n_train (default n_cal + 1, the first test point). -inf when eps_cal is vacuous.
+    P[Y_i in C(X_i)] >= 1 - alpha - eps_cal - delta_cal - beta(i - n_train).
+
+    Parameters
+    ----------
+    alpha : float
+        Miscoverage level in (0, 1).
+    n_cal : int
+        Number of calibration points; >= 1.
+    delta_cal : float
+        Failure probability of the calibration term, in (0, 1).
+    beta : array-like of shape (>= max(n_cal, test_lag) + 2,)
+        beta-mixing coefficients indexed by lag (beta[k] = beta(k); beta[0] unused), in [0, 1];
+        e.g. from `two_state_beta`. An upper bound on beta gives a valid bound.
+    test_lag : int or None, default=None
+        i - n_train for the test point i; None means n_cal + 1 (the first test point).
+    convention : {"proven", "thesis", "authors"}, default="proven"
+        Formula variant: what the thesis's proofs establish, the formulas as printed, or the
+        authors' code (see the module docstring).
+
+    Returns
+    -------
+    coverage : float
+        The lower bound (-inf when eps_cal is vacuous).
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.2.1 (Theorem 4.5).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import marginal_coverage_bound, two_state_beta
+    >>> beta = two_state_beta(0.3, 0.3, max_lag=1001)
+    >>> round(marginal_coverage_bound(0.1, 1000, 0.01, beta), 3)
+    0.679
     """
     alpha = check_probability(alpha, "alpha")
-    n = _check_count(n_cal, "n_cal")
-    lag = n + 1 if test_lag is None else _check_count(test_lag, "test_lag", minimum=n + 1)
-    b = _check_beta(beta, max(n + 1, lag))
+    n = check_integer(n_cal, "n_cal", min_value=1)
+    lag = n + 1 if test_lag is None else check_integer(test_lag, "test_lag", min_value=n + 1)
+    b = check_mixing_coefficients(beta, max(n + 1, lag))
     e = eps_cal(n, delta_cal, b, alpha=alpha, convention=convention)
     return 1.0 - alpha - e.value - float(delta_cal) - float(b[lag])
 
@@ -335,8 +512,47 @@ def empirical_coverage_bound(
     *,
     convention: str = "proven",
 ) -> float:
-    """Theorem 4.6: with probability >= 1 - delta_cal - delta_test the empirical test coverage is
-    >= 1 - alpha - eps_cal - eps_test (-inf when either term is vacuous)."""
+    """Empirical coverage lower bound of Theorem 4.6 for beta-mixing data.
+
+    With probability >= 1 - delta_cal - delta_test the empirical test coverage is
+    >= 1 - alpha - eps_cal - eps_test.
+
+    Parameters
+    ----------
+    alpha : float
+        Miscoverage level in (0, 1).
+    n_cal : int
+        Number of calibration points; >= 1.
+    n_test : int
+        Number of test points; >= 1.
+    delta_cal : float
+        Failure probability of the calibration term, in (0, 1).
+    delta_test : float
+        Failure probability of the test term, in (0, 1).
+    beta : array-like of shape (>= max(n_cal + 2, n_test // 2 + 1),)
+        beta-mixing coefficients indexed by lag (beta[k] = beta(k); beta[0] unused), in [0, 1];
+        e.g. from `two_state_beta`. An upper bound on beta gives a valid bound.
+    convention : {"proven", "thesis", "authors"}, default="proven"
+        Formula variant: what the thesis's proofs establish, the formulas as printed, or the
+        authors' code (see the module docstring).
+
+    Returns
+    -------
+    coverage : float
+        The lower bound (-inf when either term is vacuous).
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.2.1 (Theorem 4.6).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import empirical_coverage_bound, two_state_beta
+    >>> beta = two_state_beta(0.3, 0.3, max_lag=1001)
+    >>> round(empirical_coverage_bound(0.1, 1000, 1000, 0.01, 0.01, beta), 3)
+    0.478
+    """
     ec = eps_cal(n_cal, delta_cal, beta, alpha=alpha, convention=convention)
     et = eps_test(n_test, delta_test, beta, n_cal, alpha=alpha, convention=convention)
     return 1.0 - alpha - ec.value - et.value
@@ -345,12 +561,51 @@ def empirical_coverage_bound(
 def best_marginal_correction(
     alpha: float, n_cal: int, beta, deltas, *, convention: str = "proven"
 ) -> tuple[float, float]:
-    """min over delta_cal in `deltas` of eps_cal + delta_cal + beta(n_cal + 1) (Thm 4.5, first
-    test point); returns (correction, delta_cal). inf when every delta is vacuous."""
+    """Smallest coverage correction of Theorem 4.5 over a grid of delta_cal.
+
+    Minimises eps_cal + delta_cal + beta(n_cal + 1) (the first test point) over delta_cal in
+    `deltas`.
+
+    Parameters
+    ----------
+    alpha : float
+        Miscoverage level in (0, 1).
+    n_cal : int
+        Number of calibration points; >= 1.
+    beta : array-like of shape (>= n_cal + 2,)
+        beta-mixing coefficients indexed by lag (beta[k] = beta(k); beta[0] unused), in [0, 1];
+        e.g. from `two_state_beta`. An upper bound on beta gives a valid bound.
+    deltas : array-like of shape (n_deltas,)
+        Candidate values of delta_cal, each in (0, 1).
+    convention : {"proven", "thesis", "authors"}, default="proven"
+        Formula variant: what the thesis's proofs establish, the formulas as printed, or the
+        authors' code (see the module docstring).
+
+    Returns
+    -------
+    correction : float
+        The minimum (inf when every delta is vacuous).
+    delta_cal : float
+        The minimising delta_cal.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.2.1 (Theorem 4.5).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.conformal import best_marginal_correction, two_state_beta
+    >>> beta = two_state_beta(0.3, 0.3, max_lag=1001)
+    >>> corr, delta = best_marginal_correction(0.1, 1000, beta, np.geomspace(1e-3, 0.2, 8))
+    >>> round(corr, 3), round(delta, 4)
+    (0.211, 0.0206)
+    """
     alpha = check_probability(alpha, "alpha")
-    n = _check_count(n_cal, "n_cal")
-    convention = _check_convention(convention)
-    b = _check_beta(beta, n + 1)
+    n = check_integer(n_cal, "n_cal", min_value=1)
+    convention = check_choice(convention, CONVENTIONS, "convention")
+    b = check_mixing_coefficients(beta, n + 1)
     d = np.asarray(deltas, dtype=np.float64)
     if d.ndim != 1 or d.shape[0] == 0:
         raise ValueError("deltas must be a non-empty 1-D array")
@@ -388,14 +643,53 @@ def eps_cal_conditional(
     *,
     convention: str = "proven",
 ) -> BlockingBound:
-    """epsilon_cal of (4.15): exact minimum over G_cal = {(a, m, r): 2ma = n_cal - r + 1,
-    delta_cal > 16(m-1)beta(a) + beta(r)}. Meaningful (Prop. 4.26) only when the value is < 1."""
-    n = _check_count(n_cal, "n_cal")
+    """Conditional calibration error term epsilon_cal of eq. 4.15 for beta-mixing data.
+
+    The exact minimum over G_cal = {(a, m, r): 2ma = n_cal - r + 1,
+    delta_cal > 16(m-1)beta(a) + beta(r)}. Meaningful (Proposition 4.26) only when the value is
+    < 1.
+
+    Parameters
+    ----------
+    n_cal : int
+        Number of calibration points; >= 1.
+    delta_cal : float
+        Failure probability in (0, 1).
+    beta : array-like of shape (>= n_cal + 2,)
+        beta-mixing coefficients indexed by lag (beta[k] = beta(k); beta[0] unused), in [0, 1];
+        e.g. from `two_state_beta`. An upper bound on beta gives a valid bound.
+    gamma : float
+        Minimum probability of the sets A, in (0, 1].
+    vc_dim : int
+        VC dimension d of the class of sets; >= 0.
+    convention : {"proven", "thesis", "authors"}, default="proven"
+        Formula variant: what the thesis's proofs establish, the formulas as printed, or the
+        authors' code (see the module docstring).
+
+    Returns
+    -------
+    bound : BlockingBound
+        The minimum (inf when the feasible set is empty) and where it is attained.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.2.2 (eq. 4.15).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import eps_cal_conditional, two_state_beta
+    >>> beta = two_state_beta(0.3, 0.3, max_lag=20_001)
+    >>> b = eps_cal_conditional(20_000, 0.01, beta, gamma=0.5, vc_dim=1)
+    >>> b.method, round(b.value, 2)
+    ('blocking', 1.19)
+    """
+    n = check_integer(n_cal, "n_cal", min_value=1)
     delta = check_probability(delta_cal, "delta_cal")
-    gamma = _check_gamma(gamma)
-    d = _check_count(vc_dim, "vc_dim", minimum=0)
-    convention = _check_convention(convention)
-    b = _check_beta(beta, n + 1)
+    gamma = check_real(gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
+    d = check_integer(vc_dim, "vc_dim", min_value=0)
+    convention = check_choice(convention, CONVENTIONS, "convention")
+    b = check_mixing_coefficients(beta, n + 1)
     if convention != "authors" and _is_iid(b):
         return BlockingBound(iid_eps_conditional(n, delta, gamma, d, convention), 0, 0, 1, "iid")
     if n < 2:
@@ -426,16 +720,57 @@ def eps_test_conditional(
     *,
     convention: str = "proven",
 ) -> BlockingBound:
-    """epsilon_test of (4.16): exact minimum over G_test = {(a, m, s): 2ma = n_test - s,
+    """Conditional test error term epsilon_test of eq. 4.16 for beta-mixing data.
+
+    The exact minimum over G_test = {(a, m, s): 2ma = n_test - s,
     delta_test > 8(m-1)beta(a) + beta(n_cal)}, with the 2s/n_test term inside 1/gamma as printed
-    (that is what Lemma 4.25 with n_test = 2ma + s gives; Prop. 4.28's s/n_test outside is not)."""
-    n = _check_count(n_test, "n_test")
-    n_cal = _check_count(n_cal, "n_cal")
+    (that is what Lemma 4.25 with n_test = 2ma + s gives; Proposition 4.28's s/n_test outside is
+    not).
+
+    Parameters
+    ----------
+    n_test : int
+        Number of test points; >= 1.
+    delta_test : float
+        Failure probability in (0, 1).
+    beta : array-like of shape (>= max(n_test // 2, n_cal) + 1,)
+        beta-mixing coefficients indexed by lag (beta[k] = beta(k); beta[0] unused), in [0, 1];
+        e.g. from `two_state_beta`. An upper bound on beta gives a valid bound.
+    n_cal : int
+        Number of calibration points (the gap between calibration and test); >= 1.
+    gamma : float
+        Minimum probability of the sets A, in (0, 1].
+    vc_dim : int
+        VC dimension d of the class of sets; >= 0.
+    convention : {"proven", "thesis", "authors"}, default="proven"
+        Formula variant: what the thesis's proofs establish, the formulas as printed, or the
+        authors' code (see the module docstring).
+
+    Returns
+    -------
+    bound : BlockingBound
+        The minimum (inf when the feasible set is empty) and where it is attained.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.2.2 (eq. 4.16).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import eps_test_conditional, two_state_beta
+    >>> beta = two_state_beta(0.3, 0.3, max_lag=20_001)
+    >>> b = eps_test_conditional(20_000, 0.01, beta, 20_000, gamma=0.5, vc_dim=1)
+    >>> b.method, round(b.value, 2)
+    ('blocking', 1.15)
+    """
+    n = check_integer(n_test, "n_test", min_value=1)
+    n_cal = check_integer(n_cal, "n_cal", min_value=1)
     delta = check_probability(delta_test, "delta_test")
-    gamma = _check_gamma(gamma)
-    d = _check_count(vc_dim, "vc_dim", minimum=0)
-    convention = _check_convention(convention)
-    b = _check_beta(beta, max(n // 2, n_cal))
+    gamma = check_real(gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
+    d = check_integer(vc_dim, "vc_dim", min_value=0)
+    convention = check_choice(convention, CONVENTIONS, "convention")
+    b = check_mixing_coefficients(beta, max(n // 2, n_cal))
     if convention != "authors" and _is_iid(b):
         return BlockingBound(iid_eps_conditional(n, delta, gamma, d, convention), 0, 0, 0, "iid")
     if n < 2:

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostcm._validation import check_choice, check_integer, check_switch_probabilities
+
 __all__ = [
     "two_state_stationary",
     "two_state_beta",
@@ -34,33 +36,61 @@ __all__ = [
 ]
 
 
-def _check_switch_probabilities(p: float, q: float) -> tuple[float, float]:
-    p = float(p)
-    q = float(q)
-    for name, v in (("p", p), ("q", q)):
-        if not (0.0 < v <= 1.0):
-            raise ValueError(f"switch probability {name} must lie in (0, 1], got {v}")
-    return p, q
-
-
-def _check_max_lag(max_lag) -> int:
-    if isinstance(max_lag, bool) or not isinstance(max_lag, (int, np.integer)):
-        raise ValueError(f"max_lag must be a non-negative integer, got {max_lag!r}")
-    if max_lag < 0:
-        raise ValueError(f"max_lag must be a non-negative integer, got {max_lag}")
-    return int(max_lag)
-
-
 def two_state_stationary(p: float, q: float) -> np.ndarray:
-    """Stationary law (pi_0, pi_1) = (q, p) / (p + q) of the chain with switch probabilities p, q."""
-    p, q = _check_switch_probabilities(p, q)
+    """Stationary law (pi_0, pi_1) = (q, p) / (p + q) of the two-state chain.
+
+    Parameters
+    ----------
+    p : float
+        Switch probability P[0 -> 1], in (0, 1].
+    q : float
+        Switch probability P[1 -> 0], in (0, 1].
+
+    Returns
+    -------
+    pi : ndarray of shape (2,)
+        P[state 0], P[state 1].
+
+    Examples
+    --------
+    >>> from boostcm.conformal import two_state_stationary
+    >>> two_state_stationary(0.1, 0.3)
+    array([0.75, 0.25])
+    """
+    p, q = check_switch_probabilities(p, q)
     return np.array([q / (p + q), p / (p + q)])
 
 
 def two_state_beta(p: float, q: float, max_lag: int) -> np.ndarray:
-    """beta(k) for k = 0..max_lag of the stationary two-state chain (array index = lag)."""
-    p, q = _check_switch_probabilities(p, q)
-    max_lag = _check_max_lag(max_lag)
+    """Exact beta-mixing coefficients beta(k) = 2pq / (p + q)^2 |1 - p - q|^k of the chain.
+
+    Parameters
+    ----------
+    p : float
+        Switch probability P[0 -> 1], in (0, 1].
+    q : float
+        Switch probability P[1 -> 0], in (0, 1].
+    max_lag : int
+        Largest lag; >= 0.
+
+    Returns
+    -------
+    beta : ndarray of shape (max_lag + 1,)
+        beta(k) for k = 0..max_lag (array index = lag).
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.2.
+
+    Examples
+    --------
+    >>> from boostcm.conformal import two_state_beta
+    >>> two_state_beta(0.25, 0.25, max_lag=3)
+    array([0.5   , 0.25  , 0.125 , 0.0625])
+    """
+    p, q = check_switch_probabilities(p, q)
+    max_lag = check_integer(max_lag, "max_lag", min_value=0)
     lam = abs(1.0 - p - q)
     k = np.arange(max_lag + 1, dtype=np.float64)
     with np.errstate(under="ignore"):
@@ -82,20 +112,44 @@ def _shared_segment_collision(p: float, q: float, length: int) -> float:
 def lagged_window_beta(
     p: float, q: float, n_lags: int, max_lag: int, observation: str = "noisy"
 ) -> np.ndarray:
-    """beta_Z(k), k = 0..max_lag, of the windows Z_t = (W_{t-n_lags}, ..., W_t) of the chain.
+    """Mixing coefficients beta_Z(k) of the lagged windows Z_t = (W_{t-L}, ..., W_t) of the chain.
 
-    observation="chain": the windows of the chain itself (exact for every k).
-    observation="noisy": windows of W_t + continuous noise (the thesis's hidden Markov model):
-    beta_Z(k) = 1 for k <= n_lags (overlapping continuous windows) and the chain value
-    beta_W(k - n_lags) above, an upper bound there.
+    Parameters
+    ----------
+    p : float
+        Switch probability P[0 -> 1], in (0, 1].
+    q : float
+        Switch probability P[1 -> 0], in (0, 1].
+    n_lags : int
+        Number L of lagged values in a window; >= 0.
+    max_lag : int
+        Largest lag; >= 0.
+    observation : {"noisy", "chain"}, default="noisy"
+        ``"chain"``: the windows of the chain itself (exact for every k). ``"noisy"``: windows of
+        W_t + continuous noise (the thesis's hidden Markov model): beta_Z(k) = 1 for k <= L
+        (overlapping continuous windows) and the chain value beta_W(k - L) above, an upper
+        bound there.
+
+    Returns
+    -------
+    beta : ndarray of shape (max_lag + 1,)
+        beta_Z(k) for k = 0..max_lag.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, sections 4.2 and 4.4 (Example 1).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import lagged_window_beta
+    >>> lagged_window_beta(0.25, 0.25, n_lags=1, max_lag=3)
+    array([1.   , 1.   , 0.25 , 0.125])
     """
-    p, q = _check_switch_probabilities(p, q)
-    max_lag = _check_max_lag(max_lag)
-    if isinstance(n_lags, bool) or not isinstance(n_lags, (int, np.integer)) or n_lags < 0:
-        raise ValueError(f"n_lags must be a non-negative integer, got {n_lags!r}")
-    if observation not in ("chain", "noisy"):
-        raise ValueError(f"observation must be 'chain' or 'noisy', got {observation!r}")
-    n_lags = int(n_lags)
+    p, q = check_switch_probabilities(p, q)
+    max_lag = check_integer(max_lag, "max_lag", min_value=0)
+    n_lags = check_integer(n_lags, "n_lags", min_value=0)
+    check_choice(observation, ("chain", "noisy"), "observation")
     out = np.empty(max_lag + 1)
     head = min(n_lags, max_lag)
     for k in range(head + 1):

@@ -1,4 +1,4 @@
-"""Online (sliding-window) split CQR (thesis Example 3, ALGORITHMS.md C.10).
+"""Online (sliding-window) split CQR (thesis section 4.4, Example 3).
 
 For each block of `step` consecutive test times t: fit a fresh quantile model on the n_train pairs
 that precede the calibration window, calibrate on the n_cal pairs immediately before t, and predict
@@ -12,9 +12,17 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from boostcm._validation import check_finite_1d, check_finite_2d, check_probability
+from boostcm._validation import (
+    check_finite_1d,
+    check_finite_2d,
+    check_integer,
+    check_probability,
+    check_same_length,
+)
 
 from .split import calibrate, cqr_scores
+
+__all__ = ["sliding_window_cqr"]
 
 
 def sliding_window_cqr(
@@ -29,21 +37,69 @@ def sliding_window_cqr(
     stop: int | None = None,
     finite_sample_correction: bool = False,
 ) -> pd.DataFrame:
-    """Rows (index, lower, upper, y, covered, threshold, window) for test indices start..stop-1.
+    """Online split CQR: refit and recalibrate on sliding windows before each block of test times.
 
-    model_factory(window_number) returns a fresh, unfitted quantile model (seed it from the window
-    number for reproducibility). start defaults to n_train + n_cal (the first index with full
-    windows), stop to len(y).
+    For each block of `step` consecutive test times t, a fresh quantile model is fitted on the
+    n_train pairs preceding the calibration window, calibrated on the n_cal pairs immediately
+    before t, and used for the intervals of the block.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, n_features)
+        Features in time order; finite.
+    y : array-like of shape (n,)
+        Targets; finite.
+    model_factory : callable
+        ``model_factory(window_number)`` returns a fresh, unfitted quantile model (seed it from
+        the window number for reproducibility).
+    n_train : int
+        Length of the training window; >= 1.
+    n_cal : int
+        Length of the calibration window; >= 1.
+    alpha : float
+        Miscoverage level in (0, 1).
+    step : int, default=1
+        Test times per refit (1 refits at every test time, the thesis's protocol).
+    start : int or None, default=None
+        First test index; None means n_train + n_cal (the first index with full windows).
+    stop : int or None, default=None
+        End of the test range (exclusive); None means len(y).
+    finite_sample_correction : bool, default=False
+        Use the rank ceil((1 - alpha)(n_cal + 1)) for the thresholds.
+
+    Returns
+    -------
+    intervals : pandas.DataFrame
+        One row per test index with columns index, lower, upper, y, threshold, window and
+        covered.
+
+    Raises
+    ------
+    ValueError
+        If the windows do not fit in the series or a parameter is out of range.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.4 (Example 3).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import (
+    ...     lagged_design, make_quantile_model, simulate_ar1, sliding_window_cqr)
+    >>> X, y = lagged_design(simulate_ar1(400, 0.5, rng=0), n_lags=3)
+    >>> factory = lambda w: make_quantile_model("boosting", 0.2, random_state=w, n_estimators=10)
+    >>> out = sliding_window_cqr(X, y, factory, n_train=200, n_cal=100, alpha=0.2, step=50)
+    >>> len(out), int(out["window"].max())
+    (97, 1)
     """
     alpha = check_probability(alpha)
     X = check_finite_2d(X, "X")
     y = check_finite_1d(y, "y")
     n = y.shape[0]
-    if X.shape[0] != n:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {n} entries")
+    check_same_length(X, y, "X", "y")
     for name, v in (("n_train", n_train), ("n_cal", n_cal), ("step", step)):
-        if int(v) != v or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v}")
+        check_integer(v, name, min_value=1)
     first = n_train + n_cal
     start = first if start is None else int(start)
     stop = n if stop is None else int(stop)

@@ -1,8 +1,8 @@
 """Stationary synthetic processes of thesis ch. 4 (AR(1), two-state hidden Markov model) and the lagged design.
 
 Both processes start from their stationary law, so every window of the simulated series has the same
-distribution (no burn-in needed). The random draws come from a numpy Generator (reproducible with
-boostcm._io.derive_rng); the recursions run in numba.
+distribution (no burn-in needed). The random draws come from a numpy Generator (or an int seed);
+the recursions run in numba.
 """
 
 from __future__ import annotations
@@ -10,15 +10,25 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from boostcm._validation import check_finite_1d
+from boostcm._validation import (
+    check_finite_1d,
+    check_integer,
+    check_real,
+    check_rng,
+    check_switch_probabilities,
+)
+
+__all__ = [
+    "HMM_NOISE_VARIANCE",
+    "ar1_autocorrelation",
+    "lagged_design",
+    "simulate_ar1",
+    "simulate_hmm",
+    "simulate_two_state_chain",
+    "two_state_autocorrelation",
+]
 
 HMM_NOISE_VARIANCE = 1e-6
-
-
-def _check_length(n: int) -> int:
-    if int(n) != n or n < 1:
-        raise ValueError(f"series length must be a positive integer, got {n}")
-    return int(n)
 
 
 @numba.njit(cache=True)
@@ -31,17 +41,50 @@ def _ar1_recursion(lam, w0, eps):
     return out
 
 
-def simulate_ar1(n: int, lam: float, rng: np.random.Generator) -> np.ndarray:
-    """n values of W_t = lam W_{t-1} + eps_t, eps_t iid N(0, 1), started from N(0, 1/(1 - lam^2)).
+def simulate_ar1(n: int, lam: float, rng) -> np.ndarray:
+    """Stationary AR(1) series W_t = lam W_{t-1} + eps_t with eps_t iid N(0, 1).
 
-    The first returned value is W_0 (drawn from the stationary law); |lam| < 1 is required.
+    The series starts from its stationary law W_0 ~ N(0, 1/(1 - lam^2)), so every window has the
+    same distribution.
+
+    Parameters
+    ----------
+    n : int
+        Length of the series; >= 1.
+    lam : float
+        Autoregressive coefficient, |lam| < 1.
+    rng : numpy.random.Generator or int
+        Source of randomness (an int is a seed for ``np.random.default_rng``).
+
+    Returns
+    -------
+    series : ndarray of shape (n,)
+        W_0, ..., W_{n-1}.
+
+    Raises
+    ------
+    ValueError
+        If n is not a positive integer or |lam| >= 1.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.4 (Example 2).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import simulate_ar1
+    >>> w = simulate_ar1(10_000, 0.5, rng=0)
+    >>> w.shape, round(float(w.var()), 1)
+    ((10000,), 1.3)
     """
-    n = _check_length(n)
+    n = check_integer(n, "n", min_value=1)
     lam = float(lam)
     if not np.isfinite(lam) or abs(lam) >= 1.0:
         raise ValueError(
             f"AR(1) coefficient must satisfy |lam| < 1 for a stationary start, got {lam}"
         )
+    rng = check_rng(rng)
     w0 = rng.standard_normal() / np.sqrt(1.0 - lam * lam)
     eps = rng.standard_normal(n - 1)
     return np.concatenate(([w0], _ar1_recursion(lam, w0, eps)))
@@ -61,14 +104,42 @@ def _two_state_chain(p, q, s0, u):
     return out
 
 
-def simulate_two_state_chain(n: int, p: float, q: float, rng: np.random.Generator) -> np.ndarray:
-    """n states (int8 in {0, 1}) of the chain with P[0 -> 1] = p, P[1 -> 0] = q, started from
-    its stationary law pi = (q, p) / (p + q)."""
-    n = _check_length(n)
-    p, q = float(p), float(q)
-    for name, v in (("p", p), ("q", q)):
-        if not (0.0 < v <= 1.0):
-            raise ValueError(f"switch probability {name} must lie in (0, 1], got {v}")
+def simulate_two_state_chain(n: int, p: float, q: float, rng) -> np.ndarray:
+    """Stationary two-state Markov chain with switch probabilities P[0 -> 1] = p, P[1 -> 0] = q.
+
+    The chain starts from its stationary law pi = (q, p) / (p + q).
+
+    Parameters
+    ----------
+    n : int
+        Number of states; >= 1.
+    p : float
+        P[0 -> 1], in (0, 1].
+    q : float
+        P[1 -> 0], in (0, 1].
+    rng : numpy.random.Generator or int
+        Source of randomness (an int is a seed for ``np.random.default_rng``).
+
+    Returns
+    -------
+    states : ndarray of shape (n,), dtype int8
+        States in {0, 1}.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.4 (Example 1).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import simulate_two_state_chain
+    >>> states = simulate_two_state_chain(10_000, 0.1, 0.3, rng=0)
+    >>> bool(abs(states.mean() - 0.25) < 0.03)  # stationary P[state 1] = p / (p + q)
+    True
+    """
+    n = check_integer(n, "n", min_value=1)
+    p, q = check_switch_probabilities(p, q)
+    rng = check_rng(rng)
     s0 = 1 if rng.random() < p / (p + q) else 0
     u = rng.random(n - 1)
     return _two_state_chain(p, q, s0, u)
@@ -82,30 +153,90 @@ def simulate_hmm(
     noise_variance: float = HMM_NOISE_VARIANCE,
     return_states: bool = False,
 ):
-    """Two-state hidden Markov model of thesis Example 1: chain state + N(0, noise_variance).
+    """Two-state hidden Markov model: the chain's state plus N(0, noise_variance) noise.
 
-    q defaults to p (the thesis uses p = q). With return_states the hidden states are returned too
-    (observations, states), which the exact conditional coverage probability needs.
+    Parameters
+    ----------
+    n : int
+        Length of the series; >= 1.
+    p : float
+        Switch probability P[0 -> 1] of the hidden chain, in (0, 1].
+    q : float or None, default=None
+        Switch probability P[1 -> 0]; None means p (the thesis uses p = q).
+    rng : numpy.random.Generator or int
+        Source of randomness (an int is a seed for ``np.random.default_rng``); required.
+    noise_variance : float, default=1e-6
+        Variance of the Gaussian observation noise; >= 0.
+    return_states : bool, default=False
+        Also return the hidden states (needed for the exact conditional coverage probability).
+
+    Returns
+    -------
+    observations : ndarray of shape (n,)
+        The observed series.
+    states : ndarray of shape (n,), dtype int8
+        The hidden states; only with ``return_states=True``.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.4 (Example 1).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import simulate_hmm
+    >>> obs, states = simulate_hmm(5, 0.2, rng=0, return_states=True)
+    >>> obs.shape, bool(abs(obs - states).max() < 0.01)
+    ((5,), True)
     """
-    if rng is None:
-        raise ValueError("simulate_hmm needs a numpy Generator `rng` (use boostcm._io.derive_rng)")
+    rng = check_rng(rng)
     q = p if q is None else q
-    if not (noise_variance >= 0 and np.isfinite(noise_variance)):
-        raise ValueError(f"noise_variance must be finite and >= 0, got {noise_variance}")
+    check_real(noise_variance, "noise_variance", low=0.0)
     states = simulate_two_state_chain(n, p, q, rng)
     obs = states + np.sqrt(noise_variance) * rng.standard_normal(states.shape[0])
     return (obs, states) if return_states else obs
 
 
 def lagged_design(series, n_lags: int):
-    """Sliding windows: row j of X is (W_j, ..., W_{j+L-1}) (oldest first), y_j = W_{j+L}.
+    """Lagged design of a series: windows of n_lags values and the value that follows.
 
-    A series of length N gives N - L pairs. Raises if the series is not longer than the window.
+    Row j of X is (W_j, ..., W_{j+L-1}) (oldest first) and y_j = W_{j+L}, L = n_lags; a series
+    of length N gives N - L pairs.
+
+    Parameters
+    ----------
+    series : array-like of shape (N,)
+        The series; finite.
+    n_lags : int
+        Window length L; >= 1 and < N.
+
+    Returns
+    -------
+    X : ndarray of shape (N - L, L)
+        Windows of lagged values.
+    y : ndarray of shape (N - L,)
+        Targets.
+
+    Raises
+    ------
+    ValueError
+        If the series is not finite or not longer than the window.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.conformal import lagged_design
+    >>> X, y = lagged_design(np.arange(6.0), 2)
+    >>> X
+    array([[0., 1.],
+           [1., 2.],
+           [2., 3.],
+           [3., 4.]])
+    >>> y
+    array([2., 3., 4., 5.])
     """
     w = check_finite_1d(series, "series")
-    if int(n_lags) != n_lags or n_lags < 1:
-        raise ValueError(f"n_lags must be a positive integer, got {n_lags}")
-    n_lags = int(n_lags)
+    n_lags = check_integer(n_lags, "n_lags", min_value=1)
     if w.shape[0] <= n_lags:
         raise ValueError(
             f"series of length {w.shape[0]} is too short for a window of {n_lags} lags plus a target"
@@ -116,10 +247,50 @@ def lagged_design(series, n_lags: int):
 
 
 def ar1_autocorrelation(lam: float, k) -> np.ndarray:
-    """Theoretical autocorrelation lam^|k| of the stationary AR(1)."""
+    """Autocorrelation lam^|k| of the stationary AR(1) at lags k.
+
+    Parameters
+    ----------
+    lam : float
+        Autoregressive coefficient, |lam| < 1.
+    k : int or array-like of int
+        Lags.
+
+    Returns
+    -------
+    rho : float or ndarray
+        The autocorrelations, of the shape of k.
+
+    Examples
+    --------
+    >>> from boostcm.conformal import ar1_autocorrelation
+    >>> ar1_autocorrelation(0.5, [0, 1, 2])
+    array([1.  , 0.5 , 0.25])
+    """
     return float(lam) ** np.abs(np.asarray(k))
 
 
 def two_state_autocorrelation(p: float, q: float, k) -> np.ndarray:
-    """Autocorrelation of the stationary two-state chain: (1 - p - q)^|k|."""
+    """Autocorrelation (1 - p - q)^|k| of the stationary two-state chain at lags k.
+
+    Parameters
+    ----------
+    p : float
+        Switch probability P[0 -> 1].
+    q : float
+        Switch probability P[1 -> 0].
+    k : int or array-like of int
+        Lags.
+
+    Returns
+    -------
+    rho : float or ndarray
+        The autocorrelations, of the shape of k.
+
+    Examples
+    --------
+    >>> from boostcm.conformal import two_state_autocorrelation
+    >>> two_state_autocorrelation(0.2, 0.3, [0, 1, 2])
+    array([1.  , 0.5 , 0.25])
+    """
     return (1.0 - float(p) - float(q)) ** np.abs(np.asarray(k))

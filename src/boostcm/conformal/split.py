@@ -7,26 +7,75 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from boostcm._validation import check_finite_1d, check_probability
+from boostcm._validation import (
+    check_finite_1d,
+    check_finite_2d,
+    check_integer,
+    check_probability,
+    check_real,
+    check_same_length,
+)
 
-
-def _check_phi(phi: float) -> float:
-    phi = float(phi)
-    if not (0.0 <= phi < 1.0):
-        raise ValueError(f"quantile level phi must lie in [0, 1), got {phi}")
-    return phi
+__all__ = [
+    "SplitCQRResult",
+    "absolute_residual_scores",
+    "calibrate",
+    "conditional_coverage",
+    "conditional_thresholds",
+    "cqr_scores",
+    "empirical_quantile",
+    "empirical_risk",
+    "quantile_rank",
+    "rank_one_out_thresholds",
+    "rcps_threshold",
+    "split_cqr",
+    "split_indices",
+]
 
 
 def quantile_rank(n: int, phi: float, finite_sample_correction: bool = False) -> int:
-    """1-based rank k of the order statistic returned by empirical_quantile.
+    """1-based rank k of the order statistic that `empirical_quantile` returns.
 
-    Without correction (thesis (4.1)): the smallest k with k / n >= phi. With correction: the smallest
-    k with k / (n + 1) >= phi (the usual split-CP quantile); k = n + 1 means the set is unbounded.
-    The comparison is done in floating point exactly as the definition's average would be.
+    Without correction (thesis eq. 4.1): the smallest k with k / n >= phi. With correction: the
+    smallest k with k / (n + 1) >= phi (the usual split-CP quantile); k = n + 1 means the
+    prediction set is unbounded. The comparison is done in floating point exactly as the
+    definition's average would be.
+
+    Parameters
+    ----------
+    n : int
+        Number of calibration scores; >= 1.
+    phi : float
+        Quantile level in [0, 1).
+    finite_sample_correction : bool, default=False
+        Use n + 1 in the denominator.
+
+    Returns
+    -------
+    k : int
+        The rank, in 0..n (0 means -inf) or n + 1 with the correction.
+
+    Raises
+    ------
+    ValueError
+        If the calibration set is empty or phi is outside [0, 1).
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.1 (eq. 4.1).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import quantile_rank
+    >>> quantile_rank(10, 0.9), quantile_rank(10, 0.9, finite_sample_correction=True)
+    (9, 10)
     """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise ValueError(f"n must be an integer, got {n!r}")
     if n < 1:
         raise ValueError("the calibration set is empty: at least one calibration score is needed")
-    phi = _check_phi(phi)
+    phi = check_real(phi, "phi", low=0.0, high=1.0, high_inclusive=False)
     m = n + 1 if finite_sample_correction else n
     k = max(int(np.ceil(phi * m)), 0)
     while k > 0 and (k - 1) / m >= phi:
@@ -37,9 +86,39 @@ def quantile_rank(n: int, phi: float, finite_sample_correction: bool = False) ->
 
 
 def empirical_quantile(scores, phi: float, finite_sample_correction: bool = False) -> float:
-    """q_phi = inf{t : (1/n) sum 1[s_i <= t] >= phi}, thesis (4.1) (the ceil(phi n)-th smallest score).
+    """Empirical quantile q_phi = inf{t : (1/n) sum_i 1[s_i <= t] >= phi} of the scores.
 
-    phi = 0 gives -inf. With finite_sample_correction the rank is ceil(phi (n + 1)); +inf if it exceeds n.
+    This is the ceil(phi n)-th smallest score (thesis eq. 4.1); phi = 0 gives -inf. With the
+    finite-sample correction the rank is ceil(phi (n + 1)), and +inf if it exceeds n.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n,)
+        Calibration scores; finite, non-empty.
+    phi : float
+        Quantile level in [0, 1).
+    finite_sample_correction : bool, default=False
+        Use the rank ceil(phi (n + 1)).
+
+    Returns
+    -------
+    q : float
+        The quantile (possibly -inf or +inf).
+
+    See Also
+    --------
+    quantile_rank : The rank of the returned order statistic.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.1 (eq. 4.1).
+
+    Examples
+    --------
+    >>> from boostcm.conformal import empirical_quantile
+    >>> empirical_quantile([3.0, 1.0, 4.0, 1.5, 5.0], 0.6)
+    3.0
     """
     s = check_finite_1d(scores, "calibration scores")
     k = quantile_rank(s.shape[0], phi, finite_sample_correction)
@@ -51,7 +130,33 @@ def empirical_quantile(scores, phi: float, finite_sample_correction: bool = Fals
 
 
 def cqr_scores(y, lower, upper) -> np.ndarray:
-    """CQR nonconformity scores max(lower - y, y - upper) (Romano, Patterson, Candes 2019)."""
+    """Conformalized-quantile-regression scores max(lower - y, y - upper).
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Targets; finite.
+    lower : array-like of shape (n,)
+        Lower quantile predictions.
+    upper : array-like of shape (n,)
+        Upper quantile predictions.
+
+    Returns
+    -------
+    scores : ndarray of shape (n,)
+        Nonconformity scores; <= 0 inside [lower, upper].
+
+    References
+    ----------
+    .. [1] Y. Romano, E. Patterson and E. Candes, "Conformalized Quantile Regression",
+       NeurIPS 2019.
+
+    Examples
+    --------
+    >>> from boostcm.conformal import cqr_scores
+    >>> cqr_scores([0.0, 2.0, -1.5], [-1.0, -1.0, -1.0], [1.0, 1.0, 1.0])
+    array([-1. ,  1. ,  0.5])
+    """
     y = check_finite_1d(y, "y")
     lower = check_finite_1d(lower, "lower quantile predictions")
     upper = check_finite_1d(upper, "upper quantile predictions")
@@ -63,7 +168,26 @@ def cqr_scores(y, lower, upper) -> np.ndarray:
 
 
 def absolute_residual_scores(y, prediction) -> np.ndarray:
-    """Scores |y - mu(x)| for a point predictor."""
+    """Absolute-residual nonconformity scores |y - mu(x)| of a point predictor.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Targets; finite.
+    prediction : array-like of shape (n,)
+        Point predictions mu(x).
+
+    Returns
+    -------
+    scores : ndarray of shape (n,)
+        The absolute residuals.
+
+    Examples
+    --------
+    >>> from boostcm.conformal import absolute_residual_scores
+    >>> absolute_residual_scores([1.0, 2.0], [1.5, 1.0])
+    array([0.5, 1. ])
+    """
     y = check_finite_1d(y, "y")
     prediction = check_finite_1d(prediction, "prediction")
     if y.shape != prediction.shape:
@@ -74,14 +198,63 @@ def absolute_residual_scores(y, prediction) -> np.ndarray:
 
 
 def calibrate(scores_cal, alpha: float, finite_sample_correction: bool = False) -> float:
-    """The conformal threshold q_{1-alpha,cal} from calibration scores."""
+    """Conformal threshold q_{1-alpha,cal}: the (1 - alpha) empirical quantile of the scores.
+
+    Parameters
+    ----------
+    scores_cal : array-like of shape (n_cal,)
+        Calibration scores; finite, non-empty.
+    alpha : float
+        Miscoverage level in (0, 1).
+    finite_sample_correction : bool, default=False
+        Use the rank ceil((1 - alpha)(n_cal + 1)).
+
+    Returns
+    -------
+    threshold : float
+        The threshold (+inf when the corrected rank exceeds n_cal).
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.conformal import calibrate
+    >>> calibrate(np.arange(1.0, 11.0), alpha=0.2)
+    8.0
+    """
     alpha = check_probability(alpha)
     return empirical_quantile(scores_cal, 1.0 - alpha, finite_sample_correction)
 
 
 @dataclass(frozen=True)
 class SplitCQRResult:
-    """Intervals [lower, upper] for the test points, the threshold q and coverage indicators."""
+    """Result of `split_cqr`: test intervals, the conformal threshold and coverage indicators.
+
+    Parameters
+    ----------
+    lower : ndarray of shape (n_test,)
+        Lower ends of the test intervals.
+    upper : ndarray of shape (n_test,)
+        Upper ends of the test intervals.
+    threshold : float
+        The conformal threshold q added on both sides.
+    covered : ndarray of shape (n_test,) or None
+        1[y in [lower, upper]] per test point (None when the test targets are unknown).
+    scores_test : ndarray of shape (n_test,) or None
+        CQR scores of the test points (None when the test targets are unknown).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.conformal import SplitCQRResult
+    >>> r = SplitCQRResult(np.zeros(2), np.ones(2), 0.1, np.array([True, False]), None)
+    >>> float(r.covered.mean())
+    0.5
+    """
 
     lower: np.ndarray
     upper: np.ndarray
@@ -91,14 +264,43 @@ class SplitCQRResult:
 
 
 def split_indices(n: int, n_train: int, n_cal: int, n_test: int | None = None):
-    """Time-ordered split of range(n): first n_train, next n_cal, then n_test (default: the rest)."""
-    for name, v in (("n_train", n_train), ("n_cal", n_cal)):
-        if int(v) != v or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v}")
-    if n_cal < 1:
-        raise ValueError("the calibration set is empty: n_cal must be >= 1")
+    """Time-ordered split of range(n): the first n_train, the next n_cal, then n_test indices.
+
+    Parameters
+    ----------
+    n : int
+        Number of data points.
+    n_train : int
+        Training points; >= 1.
+    n_cal : int
+        Calibration points; >= 1.
+    n_test : int or None, default=None
+        Test points; None means all remaining ones (at least 1).
+
+    Returns
+    -------
+    i_train : ndarray of shape (n_train,)
+        Training indices.
+    i_cal : ndarray of shape (n_cal,)
+        Calibration indices.
+    i_test : ndarray of shape (n_test,)
+        Test indices.
+
+    Raises
+    ------
+    ValueError
+        If the three parts do not fit in n points in time order.
+
+    Examples
+    --------
+    >>> from boostcm.conformal import split_indices
+    >>> split_indices(6, 3, 2)
+    (array([0, 1, 2]), array([3, 4]), array([5]))
+    """
+    n_train = check_integer(n_train, "n_train", min_value=1)
+    n_cal = check_integer(n_cal, "n_cal", min_value=1)
     rest = n - n_train - n_cal
-    n_test = rest if n_test is None else int(n_test)
+    n_test = rest if n_test is None else check_integer(n_test, "n_test")
     if n_test < 1 or n_test > rest:
         raise ValueError(
             f"{n} data points cannot hold n_train={n_train}, n_cal={n_cal} and n_test={n_test} (>= 1) in time order"
@@ -120,14 +322,65 @@ def split_cqr(
     finite_sample_correction: bool = False,
     y_test_known: bool = True,
 ) -> SplitCQRResult:
-    """Split CQR in time order: fit `model` (a quantile model, see quantile_models) on the first n_train
-    rows, calibrate on the next n_cal, predict intervals for the following n_test rows (default: all
-    remaining). `model` must not be fitted yet; it is fitted in place."""
+    """Split conformalized quantile regression in time order.
+
+    Fits `model` on the first n_train rows, calibrates the CQR scores on the next n_cal and
+    predicts intervals [lower - q, upper + q] for the following n_test rows. For beta-mixing
+    data the coverage guarantees of thesis section 4.2 hold up to the error terms of
+    `boostcm.conformal.bounds`.
+
+    Parameters
+    ----------
+    model : QuantileModel
+        Unfitted quantile model (see `make_quantile_model`); it is fitted in place.
+    X : array-like of shape (n, n_features)
+        Features in time order; finite.
+    y : array-like of shape (n,)
+        Targets; finite.
+    n_train : int
+        Training rows; >= 1.
+    n_cal : int
+        Calibration rows; >= 1.
+    alpha : float
+        Miscoverage level in (0, 1).
+    n_test : int or None, default=None
+        Test rows; None means all remaining ones.
+    finite_sample_correction : bool, default=False
+        Use the rank ceil((1 - alpha)(n_cal + 1)) for the threshold.
+    y_test_known : bool, default=True
+        Compute the coverage indicators and test scores (False leaves them None).
+
+    Returns
+    -------
+    result : SplitCQRResult
+        Intervals, threshold and coverage of the test rows.
+
+    Raises
+    ------
+    ValueError
+        If the data are not finite, the shapes disagree or the split does not fit.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, sections 4.1-4.2.
+    .. [2] Y. Romano, E. Patterson and E. Candes, "Conformalized Quantile Regression",
+       NeurIPS 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.conformal import lagged_design, make_quantile_model, simulate_ar1, split_cqr
+    >>> X, y = lagged_design(simulate_ar1(700, 0.5, rng=0), n_lags=3)
+    >>> model = make_quantile_model("boosting", alpha=0.1, n_estimators=20)
+    >>> res = split_cqr(model, X, y, n_train=300, n_cal=200, alpha=0.1)
+    >>> res.lower.shape, bool(0.8 < res.covered.mean() <= 1.0)
+    ((197,), True)
+    """
     alpha = check_probability(alpha)
-    X = np.asarray(X, dtype=np.float64)
+    X = check_finite_2d(X, "X")
     y = check_finite_1d(y, "y")
-    if X.ndim != 2 or X.shape[0] != y.shape[0]:
-        raise ValueError(f"X must be 2-D with as many rows as y, got {X.shape} and {y.shape}")
+    check_same_length(X, y, "X", "y")
     i_tr, i_cal, i_te = split_indices(y.shape[0], n_train, n_cal, n_test)
     model.fit(X[i_tr], y[i_tr])
     lo_c, hi_c = model.predict_interval(X[i_cal])
@@ -143,10 +396,44 @@ def split_cqr(
 def conditional_thresholds(
     scores_cal, membership_cal, alpha: float, finite_sample_correction: bool = False
 ) -> np.ndarray:
-    """q_{1-alpha,cal}(A) for each set A: the quantile (4.1) over calibration points with X_i in A.
+    """Conditional conformal thresholds q_{1-alpha,cal}(A), one per set A.
 
-    membership_cal: boolean (n_cal, n_sets) matrix, column j = 1[X_i in A_j]. Raises if a set holds
-    no calibration point (n_cal(A) = 0).
+    Each is the quantile (4.1) over the calibration points with X_i in A.
+
+    Parameters
+    ----------
+    scores_cal : array-like of shape (n_cal,)
+        Calibration scores; finite.
+    membership_cal : array-like of bool, shape (n_cal, n_sets) or (n_cal,)
+        Column j is 1[X_i in A_j].
+    alpha : float
+        Miscoverage level in (0, 1).
+    finite_sample_correction : bool, default=False
+        Use n_cal(A) + 1 in the quantile's denominator.
+
+    Returns
+    -------
+    thresholds : ndarray of shape (n_sets,)
+        One threshold per set.
+
+    Raises
+    ------
+    ValueError
+        If a set holds no calibration point (n_cal(A) = 0) or the shapes disagree.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, sections 4.1.2 and 4.2.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.conformal import conditional_thresholds
+    >>> scores = np.arange(1.0, 9.0)
+    >>> member = np.column_stack([scores <= 4, scores > 4])
+    >>> conditional_thresholds(scores, member, alpha=0.25)
+    array([3., 7.])
     """
     alpha = check_probability(alpha)
     s = check_finite_1d(scores_cal, "calibration scores")
@@ -168,7 +455,30 @@ def conditional_thresholds(
 
 
 def conditional_coverage(scores_test, membership_test, thresholds) -> np.ndarray:
-    """Empirical conditional coverage per set: mean of 1[s_i <= q(A)] over test points in A (NaN if none)."""
+    """Empirical conditional coverage per set A: the mean of 1[s_i <= q(A)] over test points in A.
+
+    Parameters
+    ----------
+    scores_test : array-like of shape (n_test,)
+        Test scores; finite.
+    membership_test : array-like of bool, shape (n_test, n_sets) or (n_test,)
+        Column j is 1[X_i in A_j].
+    thresholds : array-like of shape (n_sets,)
+        Threshold q(A) of each set (from `conditional_thresholds`).
+
+    Returns
+    -------
+    coverage : ndarray of shape (n_sets,)
+        Coverage per set (NaN for a set without test points).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.conformal import conditional_coverage
+    >>> member = np.array([[True, False], [True, False], [False, True]])
+    >>> conditional_coverage([1.0, 5.0, 2.0], member, [3.0, 3.0])
+    array([0.5, 1. ])
+    """
     s = check_finite_1d(scores_test, "test scores")
     mem = np.asarray(membership_test, dtype=bool)
     if mem.ndim == 1:
@@ -185,9 +495,33 @@ def conditional_coverage(scores_test, membership_test, thresholds) -> np.ndarray
 
 
 def rank_one_out_thresholds(scores_test, alpha: float) -> np.ndarray:
-    """Rank-one-out thresholds q^{(i)}_{1-alpha}: quantile (4.1) of the other n_test - 1 test scores.
+    """Rank-one-out thresholds: for each test point, the quantile (4.1) of the other test scores.
 
-    O(n log n): removing score i shifts the k-th order statistic of the others by at most one place.
+    O(n log n): removing score i shifts the k-th order statistic of the others by at most one
+    place.
+
+    Parameters
+    ----------
+    scores_test : array-like of shape (n_test,)
+        Test scores; finite, at least 2.
+    alpha : float
+        Miscoverage level in (0, 1).
+
+    Returns
+    -------
+    thresholds : ndarray of shape (n_test,)
+        q^{(i)}_{1-alpha} for each test point i.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.3.3.
+
+    Examples
+    --------
+    >>> from boostcm.conformal import rank_one_out_thresholds
+    >>> rank_one_out_thresholds([1.0, 2.0, 3.0, 4.0, 5.0], alpha=0.25)
+    array([4., 4., 4., 3., 3.])
     """
     alpha = check_probability(alpha)
     s = check_finite_1d(scores_test, "test scores")
@@ -209,11 +543,37 @@ def rank_one_out_thresholds(scores_test, alpha: float) -> np.ndarray:
 
 
 def rcps_threshold(lambdas, risks, alpha: float) -> float:
-    """RCPS threshold on a grid: the smallest lambda with empirical risk < alpha at lambda and at every
-    larger grid value (Bates et al.; the thesis prints the condition with R(lambda) for R(lambda')).
+    """Risk-controlling threshold on a grid of lambdas.
 
-    lambdas: grid of Lambda (any order), risks: R_cal at each grid value. Returns +inf when even the
-    largest lambda has risk >= alpha (no grid value controls the risk).
+    The smallest lambda whose empirical risk is < alpha at lambda and at every larger grid value
+    (the thesis prints the condition with R(lambda) for R(lambda')).
+
+    Parameters
+    ----------
+    lambdas : array-like of shape (n_lambdas,)
+        Grid of lambda values, in any order; finite.
+    risks : array-like of shape (n_lambdas,)
+        Empirical calibration risk R_cal at each grid value (see `empirical_risk`).
+    alpha : float
+        Risk level in (0, 1).
+
+    Returns
+    -------
+    lambda_hat : float
+        The threshold; +inf when even the largest lambda has risk >= alpha.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 4.3.1.
+    .. [2] S. Bates, A. Angelopoulos, L. Lei, J. Malik and M. Jordan, "Distribution-Free,
+       Risk-Controlling Prediction Sets", Journal of the ACM 68(6), 2021.
+
+    Examples
+    --------
+    >>> from boostcm.conformal import rcps_threshold
+    >>> rcps_threshold([0.0, 0.5, 1.0, 1.5], [0.4, 0.2, 0.05, 0.01], alpha=0.1)
+    1.0
     """
     alpha = check_probability(alpha)
     lam = check_finite_1d(lambdas, "lambdas")
@@ -232,7 +592,24 @@ def rcps_threshold(lambdas, risks, alpha: float) -> float:
 
 
 def empirical_risk(losses) -> np.ndarray:
-    """R_cal(lambda) for each grid value: column means of an (n_cal, n_lambdas) loss matrix."""
+    """Empirical calibration risk R_cal(lambda) for each grid value.
+
+    Parameters
+    ----------
+    losses : array-like of shape (n_cal, n_lambdas)
+        Loss of each calibration point at each grid value; finite.
+
+    Returns
+    -------
+    risks : ndarray of shape (n_lambdas,)
+        Column means.
+
+    Examples
+    --------
+    >>> from boostcm.conformal import empirical_risk
+    >>> empirical_risk([[1.0, 0.0], [0.0, 0.0]])
+    array([0.5, 0. ])
+    """
     L = np.asarray(losses, dtype=np.float64)
     if L.ndim != 2 or L.shape[0] == 0:
         raise ValueError(f"losses must be a non-empty (n_cal, n_lambdas) matrix, got {L.shape}")

@@ -37,6 +37,7 @@ __all__ = [
     "load_catalog",
     "load_dataset",
     "load_records",
+    "load_series",
     "processed_path",
     "process_dataset",
     "resolve_mirror",
@@ -48,7 +49,26 @@ def _data_dir(data_dir) -> Path:
 
 
 def processed_path(name: str, data_dir=None) -> Path:
-    """Where the processed parquet of `name` lives."""
+    """Path of the processed parquet of a dataset.
+
+    Parameters
+    ----------
+    name : str
+        Dataset name in the catalog.
+    data_dir : str, path or None, default=None
+        Data folder; None means $BOOSTCM_DATA_DIR, else ``results/data``.
+
+    Returns
+    -------
+    path : pathlib.Path
+        ``<data_dir>/processed/<name>.parquet`` (it may not exist yet).
+
+    Examples
+    --------
+    >>> from boostcm.datasets import processed_path
+    >>> processed_path("ionosphere", data_dir="data").as_posix()
+    'data/processed/ionosphere.parquet'
+    """
     return _data_dir(data_dir) / "processed" / f"{name}.parquet"
 
 
@@ -62,10 +82,42 @@ def _ensure_processed(name: str, data_dir, mirror) -> Path:
 
 
 def load_dataset(name: str, data_dir=None, mirror=None) -> tuple[np.ndarray, np.ndarray]:
-    """(X, y) of a classification dataset: float64 features, int64 labels in {0, 1}.
+    """Features and binary labels of a classification dataset.
 
-    Reads ``<data_dir>/processed/<name>.parquet`` (data_dir: argument, $BOOSTCM_DATA_DIR, or
-    ``results/data``), fetching and processing it first when absent.
+    Reads ``<data_dir>/processed/<name>.parquet``, fetching (mirror first, checksums verified)
+    and processing it first when absent.
+
+    Parameters
+    ----------
+    name : str
+        Dataset name in the catalog.
+    data_dir : str, path or None, default=None
+        Data folder; None means $BOOSTCM_DATA_DIR, else ``results/data``.
+    mirror : str, path or None, default=None
+        Mirror folder searched before the network; None means $BOOSTCM_DATA_MIRROR.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        float64 features.
+    y : ndarray of shape (n_samples,)
+        int64 labels in {0, 1}.
+
+    Raises
+    ------
+    UnknownDatasetError
+        If the name is not in the catalog.
+    ValueError
+        If the dataset is of another kind.
+    FetchError
+        If a raw file can be neither found nor downloaded.
+
+    Examples
+    --------
+    >>> from boostcm.datasets import load_dataset
+    >>> X, y = load_dataset("ionosphere")  # doctest: +SKIP
+    >>> X.shape, int(y.sum())  # doctest: +SKIP
+    ((351, 34), 225)
     """
     if dataset_entry(name)["kind"] != "classification":
         raise ValueError(f"{name} is not a classification dataset; use load_records / load_series")
@@ -75,14 +127,74 @@ def load_dataset(name: str, data_dir=None, mirror=None) -> tuple[np.ndarray, np.
 
 
 def load_records(name: str, data_dir=None, mirror=None) -> pd.DataFrame:
-    """Records of a record-linkage dataset, with the true entity in column ``entity_id``."""
+    """Records of a record-linkage dataset, with the true entity in column ``entity_id``.
+
+    Parameters
+    ----------
+    name : str
+        Dataset name in the catalog.
+    data_dir : str, path or None, default=None
+        Data folder; None means $BOOSTCM_DATA_DIR, else ``results/data``.
+    mirror : str, path or None, default=None
+        Mirror folder searched before the network; None means $BOOSTCM_DATA_MIRROR.
+
+    Returns
+    -------
+    records : pandas.DataFrame
+        One row per record.
+
+    Raises
+    ------
+    UnknownDatasetError
+        If the name is not in the catalog.
+    ValueError
+        If the dataset is of another kind.
+    FetchError
+        If a raw file can be neither found nor downloaded.
+
+    Examples
+    --------
+    >>> from boostcm.datasets import load_records
+    >>> load_records("RLdata500").shape[0]  # doctest: +SKIP
+    500
+    """
     if dataset_entry(name)["kind"] != "records":
         raise ValueError(f"{name} is not a record-linkage dataset")
     return pd.read_parquet(_ensure_processed(name, data_dir, mirror))
 
 
 def load_series(name: str, data_dir=None, mirror=None) -> pd.DataFrame:
-    """A 1-minute price series (HistData): columns time, open, high, low, close, volume."""
+    """A 1-minute price series (HistData).
+
+    Parameters
+    ----------
+    name : str
+        Dataset name in the catalog.
+    data_dir : str, path or None, default=None
+        Data folder; None means $BOOSTCM_DATA_DIR, else ``results/data``.
+    mirror : str, path or None, default=None
+        Mirror folder searched before the network; None means $BOOSTCM_DATA_MIRROR.
+
+    Returns
+    -------
+    series : pandas.DataFrame
+        Columns time, open, high, low, close, volume.
+
+    Raises
+    ------
+    UnknownDatasetError
+        If the name is not in the catalog.
+    ValueError
+        If the dataset is of another kind.
+    FetchError
+        If a raw file can be neither found nor downloaded.
+
+    Examples
+    --------
+    >>> from boostcm.datasets import load_series
+    >>> list(load_series("histdata-eurusd").columns)  # doctest: +SKIP
+    ['time', 'open', 'high', 'low', 'close', 'volume']
+    """
     if dataset_entry(name)["kind"] != "series":
         raise ValueError(f"{name} is not a price series")
     return pd.read_parquet(_ensure_processed(name, data_dir, mirror))

@@ -14,9 +14,12 @@ import warnings
 from pathlib import Path
 
 from .._io import atomic_path, sha256_file
+from .._optional import import_optional
 from .catalog import dataset_entry
 
 log = logging.getLogger(__name__)
+
+__all__ = ["ChecksumError", "FetchError", "fetch_dataset", "resolve_mirror"]
 
 MIRROR_ENV = "BOOSTCM_DATA_MIRROR"
 LOCK_FILE_ENV = "BOOSTCM_DATA_LOCK"
@@ -32,7 +35,24 @@ class ChecksumError(FetchError):
 
 
 def resolve_mirror(mirror: str | os.PathLike | None) -> Path | None:
-    """The mirror folder to use: the argument, else $BOOSTCM_DATA_MIRROR; None if absent."""
+    """The mirror folder to use: the argument, else $BOOSTCM_DATA_MIRROR.
+
+    Parameters
+    ----------
+    mirror : str, path or None
+        Mirror folder (same layout as the raw-data folder).
+
+    Returns
+    -------
+    folder : pathlib.Path or None
+        The folder, or None when none is given or it does not exist.
+
+    Examples
+    --------
+    >>> from boostcm.datasets import resolve_mirror
+    >>> resolve_mirror("/no/such/folder") is None
+    True
+    """
     candidate = mirror if mirror else os.environ.get(MIRROR_ENV)
     if not candidate:
         return None
@@ -48,7 +68,46 @@ def fetch_dataset(
     lock_file: str | os.PathLike | None = None,
     retries: int = 3,
 ) -> list[Path]:
-    """Make every raw file of `name` present and verified under raw_dir; return their paths."""
+    """Make every raw file of a dataset present under raw_dir, with verified checksums.
+
+    Each file is taken from raw_dir if already there, else copied from the mirror, else
+    downloaded from the catalog URL; its sha256 is checked against the catalog (or the lock
+    file, for files trusted on first download) before it is moved into place.
+
+    Parameters
+    ----------
+    name : str
+        Dataset name in the catalog.
+    raw_dir : str or path, default="results/data/raw"
+        Folder of the raw files.
+    mirror : str, path or None, default=None
+        Mirror folder; None means $BOOSTCM_DATA_MIRROR.
+    catalog : str or None, default=None
+        A catalog YAML file; None means the packaged catalog.
+    lock_file : str, path or None, default=None
+        File of trusted-on-first-download checksums; None means $BOOSTCM_DATA_LOCK, else
+        ``config/datasets.lock.tsv``.
+    retries : int, default=3
+        Download attempts per file.
+
+    Returns
+    -------
+    paths : list of pathlib.Path
+        The raw files.
+
+    Raises
+    ------
+    ChecksumError
+        If a file's sha256 differs from the expected one.
+    FetchError
+        If a file can be neither found nor downloaded (the message says where to put it).
+
+    Examples
+    --------
+    >>> from boostcm.datasets import fetch_dataset
+    >>> [p.name for p in fetch_dataset("ionosphere", raw_dir="data/raw")]  # doctest: +SKIP
+    ['ionosphere.csv']
+    """
     entry = dataset_entry(name, catalog)
     mirror_dir = resolve_mirror(mirror)
     lock = Path(lock_file or os.environ.get(LOCK_FILE_ENV, DEFAULT_LOCK_FILE))
@@ -109,7 +168,7 @@ def _verify(path: Path, expected: str | None, what: str) -> None:
 
 
 def _download(url: str, dest: Path, retries: int, name: str, rel: str, target: Path) -> None:
-    import pooch
+    pooch = import_optional("pooch", "data")
 
     downloader = pooch.HTTPDownloader(progressbar=_progressbar_available(), timeout=60)
     last = None

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._optional import import_optional
+
 
 class ParseError(ValueError):
     """A raw file does not have the layout its catalog entry describes."""
@@ -94,7 +96,7 @@ def _split_label(df, label_column, drop, path):
 
 def parse_rda(path, records: str, identity: str) -> pd.DataFrame:
     """An R .rda holding a record table and its identity vector -> records + entity_id."""
-    import pyreadr
+    pyreadr = import_optional("pyreadr", "data")
 
     try:
         objs = pyreadr.read_r(str(path))

@@ -12,46 +12,151 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_binary_labels, check_finite_1d, check_finite_2d
-from ..metrics import check_margin
+from .._validation import (
+    check_binary_labels,
+    check_choice,
+    check_finite_1d,
+    check_finite_2d,
+    check_fraction,
+    check_integer,
+    check_margin,
+    check_precision_bits,
+)
 from ..metrics._kernels import METRIC_IDS, PAK, badness_to_loss
 from ._booster import fit_run, predict_runs
 from ._search import PRECISION_BITS, SEARCH_IDS
-from .stump import MARGIN_SCALINGS, check_choice, check_precision_bits
+from .stump import MARGIN_SCALINGS
+
+__all__ = ["ExactBoostClassifier"]
 
 INITS = ("zeros", "random")
 
 
-def _check_fraction(value, name):
-    v = float(value)
-    if not (0.0 < v <= 1.0):
-        raise ValueError(f"{name} must lie in (0, 1], got {value}")
-    return v
-
-
 class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
-    """Boosted stumps minimising the margin-adjusted AUC, KS or P@k loss (Algorithm 2).
+    """Boosted stumps minimising the margin-adjusted AUC, KS or P@k loss (ExactBoost).
 
-    Each of `n_estimators` independent runs starts from the initial scores S0 and for
-    `n_rounds` rounds: samples ceil(colsample p) features and ceil(subsample n_c) rows of each
-    class (without replacement), fits the best stump of every sampled feature on the subsample
-    by interval arithmetic (`search`: "greedy" = the paper's bisection, "reduced" = the same over
-    (threshold, b - a), "exact" = branch-and-bound), adds the best one, min-max normalises the
-    scores to [0, 1] and keeps the round only if the full-training-set margin loss did not
-    increase. The score is the mean over runs.
+    Algorithm 2 of the thesis [2]_ (Algorithm 1 of [1]_) as a scikit-learn classifier. Each of
+    `n_estimators` independent runs starts from the initial scores S0 and, for `n_rounds`
+    rounds, samples ceil(colsample p) features and ceil(subsample n_c) rows of each class
+    (without replacement), fits the best stump of every sampled feature on the subsample by
+    interval arithmetic (`fit_stump`), adds the best one, min-max normalises the scores to
+    [0, 1], and keeps the round only if the margin-adjusted loss on the full training set did
+    not increase. The score is the mean over runs.
 
-    Parameters beyond the paper's: `k` (P@k depth: int = count on the training set, float in
-    (0, 1] = fraction of rows, None = ceil(0.5 * positive rate * n), the evaluation convention);
-    `init` ("random" = U(0, 1) on the training rows and 0.5 for new rows, as the authors' code;
-    "zeros" = S0 = 0, the ensembler's start of Prop. 2.5; ignored when `fit` gets `init_score`);
-    `margin_scaling` ("stump": positives lowered by (1 + |b - a|/2) margin as in (2.4);
-    "constant": by margin); `precision_bits` (c, the number of halvings of the stump heights'
-    intervals: 53 = float64 as the paper, 24 = float32).
-    Runs use independent seeds derived from `random_state`, so results do not depend on `n_jobs`.
+    Runs use independent seeds derived from `random_state`, so results do not depend on
+    `n_jobs`.
+
+    Parameters
+    ----------
+    metric : {"auc", "ks", "pak"}, default="auc"
+        Metric whose margin-adjusted loss (1 - metric) is minimised: area under the ROC
+        curve, one-sided Kolmogorov-Smirnov statistic, or precision at k.
+    margin : float, default=0.05
+        Margin theta >= 0 (thesis eq. 2.2).
+    n_estimators : int, default=250
+        Number of independent runs E averaged.
+    n_rounds : int, default=50
+        Boosting rounds T of each run.
+    subsample : float, default=0.2
+        Share of each class's rows sampled per round, in (0, 1].
+    colsample : float, default=0.2
+        Share of the features sampled per round, in (0, 1].
+    k : int, float or None, default=None
+        Depth of P@k (used when ``metric="pak"``): an int is a count on the training set, a
+        float in (0, 1] a share of the rows, None means ceil(0.5 * positive rate * n), the
+        evaluation convention.
+    search : {"greedy", "reduced", "exact"}, default="greedy"
+        Stump search: the paper's bisection, the same over (threshold, b - a), or
+        branch-and-bound (global optimum); see `fit_stump`.
+    init : {"random", "zeros"}, default="random"
+        Initial scores S0 when `fit` gets no `init_score`: ``"random"`` is U(0, 1) on the
+        training rows and 0.5 for new rows (the authors' code); ``"zeros"`` is S0 = 0 (the
+        ensembler's start of Proposition 2.5).
+    margin_scaling : {"stump", "constant"}, default="stump"
+        ``"stump"`` lowers the positives by (1 + |b - a|/2) margin as in eq. 2.4;
+        ``"constant"`` by margin.
+    precision_bits : int, default=53
+        c, the number of halvings of the stump heights' intervals (53 = float64 as the paper,
+        24 = float32), in [1, 64].
+    random_state : int, RandomState instance or None, default=None
+        Seed of the runs' subsampling and random initial scores.
+    n_jobs : int or None, default=None
+        Runs fitted in parallel (threads); None means 1, -1 all cores.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels seen in `fit` (the larger one is the positive class).
+    n_features_in_ : int
+        Number of features seen in `fit`.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X has string column names.
+    stump_feature_ : ndarray of shape (n_estimators, n_rounds)
+        Feature of each round's stump, -1 for a rejected round.
+    stump_threshold_ : ndarray of shape (n_estimators, n_rounds)
+        Threshold of each round's stump.
+    stump_a_ : ndarray of shape (n_estimators, n_rounds)
+        Left value a of each round's stump.
+    stump_b_ : ndarray of shape (n_estimators, n_rounds)
+        Right value b of each round's stump.
+    stump_shift_ : ndarray of shape (n_estimators, n_rounds)
+        Minimum of the scores after each accepted round (the min-max normalisation).
+    stump_scale_ : ndarray of shape (n_estimators, n_rounds)
+        Range of the scores after each accepted round (the min-max normalisation).
+    stumps_ : list of list of tuple
+        Per run, the accepted stumps as (feature, threshold, a, b, shift, scale).
+    train_margin_loss_ : ndarray of shape (n_estimators, n_rounds + 1)
+        Margin-adjusted loss of each run on the full training set, before the first round and
+        after each round; non-increasing along a row.
+    k_train_ : int or None
+        Depth k used on the training set for ``metric="pak"``, else None.
+    init_shift_ : float or None
+        Minimum of `init_score` in `fit` (None without `init_score`).
+    init_scale_ : float or None
+        Range of `init_score` in `fit` (None without `init_score`).
+    threshold_ : float
+        Operating threshold on the mean score: `predict` labels the top (training positive
+        rate) share of the training scores as positive.
+
+    See Also
+    --------
+    fit_stump : The stump search of one round.
+    boostcm.metrics.metric_loss : The losses minimised.
+
+    Notes
+    -----
+    The model learns a ranking score, not a probability: it has `decision_function` and no
+    `predict_proba`. Wrap it in ``sklearn.calibration.CalibratedClassifierCV`` for
+    probabilities.
+
+    References
+    ----------
+    .. [1] D. Csillag, C. Piazza, T. Ramos, J. V. Romano, R. Oliveira and P. Orenstein,
+       "ExactBoost: Directly Boosting the Margin in Combinatorial and Non-decomposable
+       Metrics", AISTATS 2022, Algorithms 1-2 and supplementary material C and F.
+    .. [2] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, chapter 2 (Algorithms 2-3, section 2.2.5).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from boostcm.exactboost import ExactBoostClassifier
+    >>> from boostcm.metrics import auc_loss
+    >>> X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    >>> clf = ExactBoostClassifier(metric="auc", n_estimators=5, n_rounds=10, random_state=0)
+    >>> clf = clf.fit(X, y)
+    >>> scores = clf.decision_function(X)
+    >>> scores.shape
+    (200,)
+    >>> bool(auc_loss(scores, y) < 0.2)
+    True
+    >>> clf.predict(X[:5]).shape
+    (5,)
     """
 
     def __init__(
         self,
+        *,
         metric="auc",
         margin=0.05,
         n_estimators=250,
@@ -90,19 +195,16 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         mid = check_choice(self.metric, METRIC_IDS, "metric")
         method = check_choice(self.search, SEARCH_IDS, "search")
         mscale = check_choice(self.margin_scaling, MARGIN_SCALINGS, "margin_scaling")
-        if self.init not in INITS:
-            raise ValueError(f"init must be one of {INITS}, got {self.init!r}")
+        check_choice(self.init, INITS, "init")
         for name in ("n_estimators", "n_rounds"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+            check_integer(getattr(self, name), name, min_value=1)
         return (
             mid,
             method,
             mscale,
             check_margin(self.margin),
-            _check_fraction(self.subsample, "subsample"),
-            _check_fraction(self.colsample, "colsample"),
+            check_fraction(self.subsample, "subsample"),
+            check_fraction(self.colsample, "colsample"),
         )
 
     def _k_fraction(self, y):
@@ -116,7 +218,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"k must be between 1 and n={n}, got {self.k}")
             return self.k / n
         if isinstance(self.k, numbers.Real):
-            return _check_fraction(self.k, "k")
+            return check_fraction(self.k, "k")
         raise ValueError(f"k must be an int, a float in (0, 1] or None, got {self.k!r}")
 
     def _encode_y(self, y):
@@ -140,8 +242,23 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
 
     # -- fitting ----------------------------------------------------------------------------
     def fit(self, X, y, init_score=None):
-        """Fit on X (n, p) and labels y (two classes). `init_score` (n,): initial scores S0
-        (min-max normalised); pass the same kind of scores to decision_function later."""
+        """Fit the runs of boosted stumps.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; finite.
+        y : array-like of shape (n_samples,)
+            Labels of two classes (the larger label is the positive class).
+        init_score : array-like of shape (n_samples,) or None, default=None
+            Initial scores S0 (min-max normalised), e.g. another model's scores; pass the same
+            kind of scores to `decision_function` and `predict` later.
+
+        Returns
+        -------
+        self : ExactBoostClassifier
+            The fitted estimator.
+        """
         mid, method, mscale, theta, subsample, colsample = self._check_params()
         bits = check_precision_bits(self.precision_bits)
         X, y = validate_data(self, X, y, ensure_all_finite=False, dtype=np.float64, y_numeric=False)
@@ -288,22 +405,43 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         return np.full(n, 0.5) if self.init == "random" else np.zeros(n)
 
     def decision_function(self, X, init_score=None):
-        """Mean score over runs minus `threshold_` (so > 0 means the positive class)."""
+        """Ranking score: the mean score over runs minus `threshold_`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data; finite.
+        init_score : array-like of shape (n_samples,) or None, default=None
+            Initial scores, required exactly when `fit` got `init_score`.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+            Scores; > 0 means the positive class ``classes_[1]``.
+        """
         check_is_fitted(self, "stump_feature_")
         X = validate_data(self, X, reset=False, ensure_all_finite=False, dtype=np.float64)
         X = check_finite_2d(X)
         return self._raw_scores(X, self._initial(X.shape[0], init_score)) - self.threshold_
 
     def predict(self, X, init_score=None):
+        """Class labels: the positive class where `decision_function` > 0.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data; finite.
+        init_score : array-like of shape (n_samples,) or None, default=None
+            Initial scores, required exactly when `fit` got `init_score`.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted labels, values of ``classes_``.
+        """
         d = self.decision_function(X, init_score)
         return (
             self.classes_[(d > 0).astype(int)]
             if self.classes_.shape[0] == 2
             else np.full(d.shape[0], self.classes_[0])
         )
-
-    def predict_proba(self, X, init_score=None):
-        """Scores mapped to [0, 1] (0.5 at the decision threshold); a ranking, not calibrated."""
-        d = self.decision_function(X, init_score)
-        p1 = np.clip(0.5 + d, 0.0, 1.0)
-        return np.column_stack([1.0 - p1, p1])

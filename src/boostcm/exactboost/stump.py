@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_binary_labels, check_finite_1d
-from ..metrics import check_k, check_margin
+from .._validation import (
+    check_binary_labels,
+    check_choice,
+    check_finite_1d,
+    check_k,
+    check_margin,
+    check_precision_bits,
+    check_same_length,
+)
 from ..metrics._kernels import METRIC_IDS, PAK, badness_to_loss
 from ._search import PRECISION_BITS, SEARCH_IDS
 from ._search import search as _search
+
+__all__ = ["MARGIN_SCALINGS", "Stump", "fit_stump"]
 
 MARGIN_SCALINGS = {"stump": 1.0, "constant": 0.0}
 _NO_CUTOFF = np.iinfo(np.int64).max
@@ -19,9 +27,34 @@ _NO_CUTOFF = np.iinfo(np.int64).max
 
 @dataclass(frozen=True)
 class Stump:
-    """h(x) = a if x <= threshold else b, and its margin-adjusted loss on the data it was fit on.
+    """A decision stump on one feature and its margin-adjusted loss, as returned by `fit_stump`.
 
-    ``work`` is the number of bisection levels (greedy) or of box bounds evaluated (exact)."""
+    The stump is h(x) = a if x <= threshold else b; calling the object evaluates it.
+
+    Parameters
+    ----------
+    threshold : float
+        Split point xi of the feature.
+    a : float
+        Value on the left (x <= threshold), in [-1, 1].
+    b : float
+        Value on the right (x > threshold), in [-1, 1].
+    loss : float
+        Margin-adjusted loss of scores + h(x) on the data the stump was fit on.
+    work : int
+        Bisection levels (greedy and reduced searches) or box bounds evaluated (exact search).
+
+    See Also
+    --------
+    fit_stump : Fits the best stump of one feature.
+
+    Examples
+    --------
+    >>> from boostcm.exactboost import Stump
+    >>> h = Stump(threshold=0.5, a=-1.0, b=1.0, loss=0.0, work=1)
+    >>> h([0.2, 0.7])
+    array([-1.,  1.])
+    """
 
     threshold: float
     a: float
@@ -34,44 +67,87 @@ class Stump:
         return np.where(x <= self.threshold, self.a, self.b)
 
 
-def check_choice(value, options, name):
-    if value not in options:
-        raise ValueError(f"{name} must be one of {sorted(options)}, got {value!r}")
-    return options[value]
-
-
-def check_precision_bits(bits):
-    if isinstance(bits, bool) or not isinstance(bits, numbers.Integral) or not 1 <= bits <= 64:
-        raise ValueError(f"precision_bits must be an integer in [1, 64], got {bits!r}")
-    return int(bits)
-
-
 def fit_stump(
     x,
     y,
     scores,
-    loss: str,
+    metric: str,
     margin: float,
     k: int | None = None,
     search: str = "greedy",
     margin_scaling: str = "stump",
     precision_bits: int = PRECISION_BITS,
 ) -> Stump:
-    """Best stump on feature `x` added to `scores` for the margin loss (2.4).
+    """Best stump on one feature added to the current scores, for the margin-adjusted loss.
 
-    search="greedy": the paper's IA bisection (Algorithm 3); "reduced": the same bisection over
-    (threshold, d = b - a), returning a = -d/2, b = d/2; "exact": branch-and-bound, the global
-    minimum over thresholds and a, b in [-1, 1]. margin_scaling="stump" lowers positives by
-    (1 + |b - a|/2) margin as in (2.4); "constant" by margin only (Algorithm 3's shorthand).
-    precision_bits: c, how many times A and B are halved (53 = float64, 24 = float32).
+    Solves one round's stump problem (thesis eq. 2.4): minimise over thresholds xi and heights
+    a, b in [-1, 1] the margin-adjusted loss of scores + h(x), h(x) = a if x <= xi else b, by
+    interval arithmetic (Iterative Minimization, [1]_ Algorithm 2; [2]_ Algorithm 3).
+
+    Parameters
+    ----------
+    x : array-like of shape (n_samples,)
+        Values of the feature; finite.
+    y : array-like of shape (n_samples,)
+        Binary labels in {0, 1}, both classes present.
+    scores : array-like of shape (n_samples,)
+        Current scores S to which the stump is added; finite.
+    metric : {"auc", "ks", "pak"}
+        Metric whose margin-adjusted loss (1 - metric) is minimised.
+    margin : float
+        Margin theta >= 0.
+    k : int or None, default=None
+        Depth of precision at k (1 <= k <= n_samples); required for ``metric="pak"``.
+    search : {"greedy", "reduced", "exact"}, default="greedy"
+        ``"greedy"``: the paper's interval bisection; ``"reduced"``: the same bisection over
+        (threshold, d = b - a), returning a = -d/2, b = d/2; ``"exact"``: branch-and-bound, the
+        global minimum over thresholds and a, b in [-1, 1].
+    margin_scaling : {"stump", "constant"}, default="stump"
+        ``"stump"`` lowers the positives by (1 + |b - a|/2) margin as in eq. 2.4; ``"constant"``
+        by margin only (the shorthand of Algorithm 3).
+    precision_bits : int, default=53
+        c, the number of times the intervals of a and b are halved (53 = float64, 24 = float32),
+        in [1, 64].
+
+    Returns
+    -------
+    stump : Stump
+        The minimiser and its loss.
+
+    Raises
+    ------
+    ValueError
+        If an input is not finite, the labels are not binary with both classes, the lengths
+        differ, or a parameter is out of range (the message names it).
+
+    See Also
+    --------
+    ExactBoostClassifier : Boosts these stumps (Algorithm 2 of the thesis).
+
+    References
+    ----------
+    .. [1] D. Csillag, C. Piazza, T. Ramos, J. V. Romano, R. Oliveira and P. Orenstein,
+       "ExactBoost: Directly Boosting the Margin in Combinatorial and Non-decomposable
+       Metrics", AISTATS 2022, section 2 and supplementary material C.
+    .. [2] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 2.1 (eqs. 2.2-2.4, Algorithm 3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.exactboost import fit_stump
+    >>> x = np.array([0.1, 0.2, 0.3, 0.6, 0.7, 0.9])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> h = fit_stump(x, y, np.zeros(6), metric="auc", margin=0.0, search="exact")
+    >>> h.loss, bool(0.3 <= h.threshold < 0.6), bool(h.a < h.b)
+    (0.0, True, True)
     """
     method = check_choice(search, SEARCH_IDS, "search")
-    mid = check_choice(loss, METRIC_IDS, "loss")
+    mid = check_choice(metric, METRIC_IDS, "metric")
     mscale = check_choice(margin_scaling, MARGIN_SCALINGS, "margin_scaling")
     xs = check_finite_1d(x, "x")
     s = check_finite_1d(scores, "scores")
-    if s.shape[0] != xs.shape[0]:
-        raise ValueError(f"scores has {s.shape[0]} entries but x has {xs.shape[0]}")
+    check_same_length(s, xs, "scores", "x")
     yy = check_binary_labels(y, xs.shape[0])
     theta = check_margin(margin)
     if mid == PAK:

@@ -3,6 +3,8 @@
 vectorize: records -> strings -> shingles -> minhash; pairs: true pairs, entity split, Assumption
 3.2 sampling; boosting: Algorithm 4; lsh: Algorithm 5; metrics: recall / RR / PC / PQ by bucketing;
 baselines: TLSH and KLSH; experiment / aggregate: the HASH-T3.x workflow jobs.
+
+Functions that draw random numbers take ``rng``: a numpy Generator or an int seed.
 """
 
 from .baselines import klsh_blocks, klsh_projections, tlsh_blocks

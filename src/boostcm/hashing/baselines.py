@@ -16,21 +16,44 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._optional import import_optional
+from .._validation import check_integer, check_rng
 from .metrics import BlockingEvaluator
 from .vectorize import shingle_vocabulary_counts
+
+__all__ = ["band_keys", "klsh_blocks", "klsh_projections", "tlsh_blocks"]
 
 TLSH_DEFAULTS = {"n_hashes": 100, "bands": 22, "max_block_size": 1000}
 KLSH_DEFAULTS = {"n_projections": 100}
 
 
 def band_keys(signatures: np.ndarray, bands: int) -> np.ndarray:
-    """(n, bands) int64 keys: records share key b iff their band-b rows agree exactly."""
+    """LSH band keys of minhash signatures: records share key b iff their band-b rows agree.
+
+    Parameters
+    ----------
+    signatures : ndarray of shape (n, p)
+        Minhash signatures.
+    bands : int
+        Number of bands, in 1..p; each has floor(p / bands) rows.
+
+    Returns
+    -------
+    keys : ndarray of shape (n, bands), dtype int64
+        Band keys.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.hashing.baselines import band_keys
+    >>> band_keys(np.array([[1, 2, 3, 4], [1, 2, 0, 0]]), bands=2)
+    array([[0, 1],
+           [0, 0]])
+    """
     sig = np.asarray(signatures)
     if sig.ndim != 2 or sig.shape[0] == 0:
         raise ValueError(f"signatures must be a non-empty 2-D array, got shape {sig.shape}")
-    bands = int(bands)
-    if bands < 1 or bands > sig.shape[1]:
-        raise ValueError(f"bands must be in 1..{sig.shape[1]} (signature length), got {bands}")
+    bands = check_integer(bands, "bands", min_value=1, max_value=sig.shape[1])
     r = sig.shape[1] // bands
     keys = np.empty((sig.shape[0], bands), dtype=np.int64)
     for b in range(bands):
@@ -40,11 +63,46 @@ def band_keys(signatures: np.ndarray, bands: int) -> np.ndarray:
 
 
 def tlsh_blocks(signatures: np.ndarray, bands: int = 22, max_block_size: int = 1000) -> np.ndarray:
-    """TLSH block label of every record (community of the band-collision graph)."""
-    import igraph as ig
+    """Transitive-LSH blocking: communities of the graph of records sharing a band bucket.
 
-    if int(max_block_size) < 1:
-        raise ValueError(f"max_block_size must be >= 1, got {max_block_size}")
+    The graph is split by the Clauset-Newman-Moore greedy modularity algorithm (igraph's
+    fastgreedy, as the R package), cutting the dendrogram finer until no block exceeds
+    `max_block_size`.
+
+    Parameters
+    ----------
+    signatures : ndarray of shape (n, p)
+        Minhash signatures of the records (see `minhash_signatures`).
+    bands : int, default=22
+        Number of LSH bands, in 1..p.
+    max_block_size : int, default=1000
+        Largest allowed block; >= 1.
+
+    Returns
+    -------
+    labels : ndarray of shape (n,), dtype int64
+        Block label of every record (one table for `BlockingEvaluator`).
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 3.3.3.
+    .. [2] R. C. Steorts, S. L. Ventura, M. Sadinle and S. E. Fienberg, "A Comparison of
+       Blocking Methods for Record Linkage", Privacy in Statistical Databases, 2014.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.hashing import minhash_signatures, tlsh_blocks
+    >>> names = ["john smith", "jon smith", "mary jones", "mary jonse"]
+    >>> sig = minhash_signatures(names, shingle_size=2, n_hashes=40, rng=0)
+    >>> labels = tlsh_blocks(sig, bands=20, max_block_size=2)
+    >>> bool(labels[0] == labels[1]), bool(labels[0] != labels[2])
+    (True, True)
+    """
+    ig = import_optional("igraph", "hashing")
+
+    check_integer(max_block_size, "max_block_size", min_value=1)
     keys = band_keys(signatures, bands)
     n = keys.shape[0]
     ev = BlockingEvaluator(np.arange(n))
@@ -72,12 +130,40 @@ def tlsh_blocks(signatures: np.ndarray, bands: int = 22, max_block_size: int = 1
     return np.asarray(clustering.membership, dtype=np.int64)
 
 
-def klsh_projections(
-    strings: list[str], shingle_size: int, n_projections: int, rng: np.random.Generator
-) -> np.ndarray:
-    """(n, p) idf-weighted shingle counts projected on p random unit directions."""
-    if int(n_projections) < 1:
-        raise ValueError(f"n_projections must be >= 1, got {n_projections}")
+def klsh_projections(strings: list[str], shingle_size: int, n_projections: int, rng) -> np.ndarray:
+    """KLSH features: idf-weighted shingle counts projected on random unit directions.
+
+    Parameters
+    ----------
+    strings : list of str
+        Record strings (see `record_strings`); non-empty.
+    shingle_size : int
+        Characters per shingle; >= 1.
+    n_projections : int
+        Number p of random Gaussian directions; >= 1.
+    rng : numpy.random.Generator or int
+        Source of randomness (an int is a seed for ``np.random.default_rng``).
+
+    Returns
+    -------
+    projections : ndarray of shape (n, n_projections)
+        The projected records.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 3.3.3.
+    .. [2] R. C. Steorts, S. L. Ventura, M. Sadinle and S. E. Fienberg, "A Comparison of
+       Blocking Methods for Record Linkage", Privacy in Statistical Databases, 2014.
+
+    Examples
+    --------
+    >>> from boostcm.hashing import klsh_projections
+    >>> klsh_projections(["john smith", "jon smith", "mary jones"], 2, 5, rng=0).shape
+    (3, 5)
+    """
+    n_projections = check_integer(n_projections, "n_projections", min_value=1)
+    rng = check_rng(rng)
     counts = shingle_vocabulary_counts(strings, shingle_size)
     n = counts.shape[0]
     df = np.bincount(counts.indices, minlength=counts.shape[1])
@@ -88,13 +174,47 @@ def klsh_projections(
     return np.asarray(weighted @ directions)
 
 
-def klsh_blocks(projections: np.ndarray, n_blocks: int, rng: np.random.Generator) -> np.ndarray:
-    """KLSH block label of every record: k-means cluster of its projection."""
+def klsh_blocks(projections: np.ndarray, n_blocks: int, rng) -> np.ndarray:
+    """KLSH blocking: k-means clusters of the projected records.
+
+    k-means with random initial centres from the rows, one start and at most 100 iterations
+    (as R's kmeans call in the KLSH package).
+
+    Parameters
+    ----------
+    projections : ndarray of shape (n, p)
+        Output of `klsh_projections`.
+    n_blocks : int
+        Number of clusters, in 1..n.
+    rng : numpy.random.Generator or int
+        Source of randomness (an int is a seed for ``np.random.default_rng``).
+
+    Returns
+    -------
+    labels : ndarray of shape (n,), dtype int64
+        Block label of every record.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 3.3.3.
+    .. [2] R. C. Steorts, S. L. Ventura, M. Sadinle and S. E. Fienberg, "A Comparison of
+       Blocking Methods for Record Linkage", Privacy in Statistical Databases, 2014.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.hashing import klsh_blocks
+    >>> proj = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
+    >>> labels = klsh_blocks(proj, n_blocks=2, rng=0)
+    >>> bool(labels[0] == labels[1] != labels[2] == labels[3])
+    True
+    """
     from sklearn.cluster import KMeans
 
     n = projections.shape[0]
-    if not 1 <= int(n_blocks) <= n:
-        raise ValueError(f"n_blocks must be in 1..{n} (number of records), got {n_blocks}")
+    n_blocks = check_integer(n_blocks, "n_blocks", min_value=1, max_value=n)
+    rng = check_rng(rng)
     km = KMeans(
         n_clusters=int(n_blocks),
         init="random",

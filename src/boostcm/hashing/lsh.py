@@ -12,26 +12,75 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from .._validation import check_integer, check_rng
 from .boosting import StumpEnsemble
+
+__all__ = ["HashFamily", "draw_hash_family"]
 
 
 @dataclass(frozen=True)
 class HashFamily:
-    """g = (g_1, ..., g_L): stump features and thresholds of shape (L, k)."""
+    """Hash family g = (g_1, ..., g_L) of Algorithm 5: L tables of k stump bits each.
+
+    Bit j of table i of a record x is 1[x[features[i, j]] <= thresholds[i, j]]; two records are
+    candidates iff their codes agree in at least one table.
+
+    Parameters
+    ----------
+    features : ndarray of shape (L, k), dtype int64
+        Feature of every bit.
+    thresholds : ndarray of shape (L, k)
+        Threshold of every bit.
+
+    See Also
+    --------
+    draw_hash_family : Draws a family from a boosted ensemble.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 3.1.2 (Algorithm 5).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.hashing import HashFamily
+    >>> fam = HashFamily(np.array([[0, 1]]), np.array([[0.5, 0.5]]))
+    >>> fam.n_tables, fam.n_bits
+    (1, 2)
+    >>> keys = fam.codes(np.array([[0.0, 0.0], [0.1, 0.2], [1.0, 0.0]]))
+    >>> bool(keys[0, 0] == keys[1, 0]), bool(keys[0, 0] == keys[2, 0])
+    (True, False)
+    """
 
     features: np.ndarray
     thresholds: np.ndarray
 
     @property
     def n_tables(self) -> int:
+        """Number L of tables."""
         return int(self.features.shape[0])
 
     @property
     def n_bits(self) -> int:
+        """Number k of bits per table."""
         return int(self.features.shape[1])
 
     def table_keys(self, X, table: int) -> np.ndarray:
-        """int64 bucket key of every row of X in table `table` (equal keys <=> equal codes)."""
+        """Bucket key of every row of X in one table (equal keys <=> equal codes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+            Records' features.
+        table : int
+            Index of the table, in 0..L-1.
+
+        Returns
+        -------
+        keys : ndarray of shape (n,), dtype int64
+            Bucket keys.
+        """
         X = _check_features(X, self.features)
         words = _pack_bits(X, self.features[table], self.thresholds[table])
         if words.shape[1] == 1:
@@ -40,25 +89,67 @@ class HashFamily:
         return inv.ravel().astype(np.int64)
 
     def codes(self, X) -> np.ndarray:
-        """(n, L) int64 keys of all tables (for small inputs; use table_keys to stream)."""
+        """Bucket keys of all tables (for small inputs; `table_keys` streams one table).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+            Records' features.
+
+        Returns
+        -------
+        keys : ndarray of shape (n, L), dtype int64
+            Bucket key of every row in every table.
+        """
         return np.stack([self.table_keys(X, t) for t in range(self.n_tables)], axis=1)
 
 
-def draw_hash_family(
-    ensemble: StumpEnsemble, k: int, L: int, rng: np.random.Generator
-) -> HashFamily:
-    """Algorithm 5: L x k independent categorical draws of stumps with probabilities alpha*."""
+def draw_hash_family(ensemble: StumpEnsemble, k: int, L: int, rng) -> HashFamily:
+    """Draw L hash tables of k bits from the boosted stumps (Algorithm 5).
+
+    Each bit is stump t of the ensemble with probability alpha*_t, independently.
+
+    Parameters
+    ----------
+    ensemble : StumpEnsemble
+        Output of `fit_pair_boost`.
+    k : int
+        Bits per table; >= 1.
+    L : int
+        Number of tables; >= 1.
+    rng : numpy.random.Generator or int
+        Source of randomness (an int is a seed for ``np.random.default_rng``).
+
+    Returns
+    -------
+    family : HashFamily
+        The L x k stumps.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 3.1.2 (Algorithm 5, Theorem 3.4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.hashing import StumpEnsemble, draw_hash_family
+    >>> ens = StumpEnsemble(np.array([0, 1]), np.array([0.5, 0.5]), np.array([1.0, 3.0]),
+    ...                     np.array([0.1, 0.05]), "T rounds")
+    >>> fam = draw_hash_family(ens, k=4, L=3, rng=0)
+    >>> fam.features.shape
+    (3, 4)
+    """
     k, L = _check_kl(k, L)
+    rng = check_rng(rng)
     idx = rng.choice(ensemble.n_rounds, size=(L, k), p=ensemble.alpha)
     return HashFamily(ensemble.features[idx], ensemble.thresholds[idx])
 
 
 def _check_kl(k, L) -> tuple[int, int]:
-    if int(k) != k or int(k) < 1:
-        raise ValueError(f"k (bits per hash table) must be an integer >= 1, got {k}")
-    if int(L) != L or int(L) < 1:
-        raise ValueError(f"L (number of hash tables) must be an integer >= 1, got {L}")
-    return int(k), int(L)
+    k = check_integer(k, "k (bits per hash table)", min_value=1)
+    L = check_integer(L, "L (number of hash tables)", min_value=1)
+    return k, L
 
 
 def _check_features(X, features) -> np.ndarray:

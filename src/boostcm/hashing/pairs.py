@@ -5,7 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._validation import check_integer, check_real, check_rng
 from .vectorize import ENTITY_COLUMN
+
+__all__ = [
+    "entity_codes",
+    "matching_pairs",
+    "records_entity_codes",
+    "sample_training_pairs",
+    "sorted_unique",
+    "split_by_entity",
+]
 
 
 def sorted_unique(a: np.ndarray) -> np.ndarray:
@@ -32,7 +42,30 @@ def entity_codes(entity_ids) -> np.ndarray:
 
 
 def records_entity_codes(records: pd.DataFrame) -> np.ndarray:
-    """Entity codes of a record table; a clear error when the `entity_id` column is absent."""
+    """Integer entity codes 0..E-1 of a record table, from its ``entity_id`` column.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        Records with an ``entity_id`` column (any hashable labels, no missing values).
+
+    Returns
+    -------
+    codes : ndarray of shape (n,), dtype int64
+        Entity code of every record (codes follow the sorted labels).
+
+    Raises
+    ------
+    ValueError
+        If the column is absent, empty or has missing values.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from boostcm.hashing import records_entity_codes
+    >>> records_entity_codes(pd.DataFrame({"name": ["a", "b", "c"], "entity_id": ["x", "y", "x"]}))
+    array([0, 1, 0])
+    """
     if ENTITY_COLUMN not in records.columns:
         raise ValueError(
             f"records have no '{ENTITY_COLUMN}' column (the true entity of each "
@@ -42,7 +75,26 @@ def records_entity_codes(records: pd.DataFrame) -> np.ndarray:
 
 
 def matching_pairs(entity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All unordered pairs (i < j) of records with the same entity, as two int64 arrays."""
+    """All unordered pairs (i < j) of records of the same entity.
+
+    Parameters
+    ----------
+    entity : array-like of int, shape (n,)
+        Entity code of every record.
+
+    Returns
+    -------
+    i : ndarray of int64
+        First records of the pairs.
+    j : ndarray of int64
+        Second records of the pairs.
+
+    Examples
+    --------
+    >>> from boostcm.hashing import matching_pairs
+    >>> matching_pairs([0, 1, 0, 0])
+    (array([0, 0, 2]), array([2, 3, 3]))
+    """
     entity = np.asarray(entity, dtype=np.int64)
     order = np.argsort(entity, kind="stable")
     sorted_e = entity[order]
@@ -61,15 +113,56 @@ def matching_pairs(entity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def split_by_entity(
-    entity: np.ndarray, train_fraction: float, rng: np.random.Generator
+    entity: np.ndarray, train_fraction: float, rng
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of training and evaluation records: whole entities go to one side.
+    """Split records into training and evaluation sets by whole entities.
 
-    A share `train_fraction` of the entities is drawn at random for training; evaluation uses the
-    records of the other entities, so no evaluation pair (matching or not) was seen in training.
+    A share `train_fraction` of the entities is drawn at random for training; evaluation uses
+    the records of the other entities, so no evaluation pair (matching or not) was seen in
+    training.
+
+    Parameters
+    ----------
+    entity : array-like of int, shape (n,)
+        Entity code of every record.
+    train_fraction : float
+        Share of the entities used for training, in (0, 1).
+    rng : numpy.random.Generator or int
+        Source of randomness (an int is a seed for ``np.random.default_rng``).
+
+    Returns
+    -------
+    train : ndarray of int64
+        Indices of the training records.
+    evaluation : ndarray of int64
+        Indices of the evaluation records.
+
+    Raises
+    ------
+    ValueError
+        If a side would be empty.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 3.3.
+
+    Examples
+    --------
+    >>> from boostcm.hashing import split_by_entity
+    >>> train, evaluation = split_by_entity([0, 0, 1, 1, 2, 2], 0.5, rng=0)
+    >>> sorted(train.tolist() + evaluation.tolist())
+    [0, 1, 2, 3, 4, 5]
     """
-    if not 0.0 < float(train_fraction) < 1.0:
-        raise ValueError(f"train_fraction must lie strictly between 0 and 1, got {train_fraction}")
+    train_fraction = check_real(
+        train_fraction,
+        "train_fraction",
+        low=0.0,
+        high=1.0,
+        low_inclusive=False,
+        high_inclusive=False,
+    )
+    rng = check_rng(rng)
     entity = np.asarray(entity, dtype=np.int64)
     uniq = sorted_unique(entity)
     n_train = int(round(train_fraction * uniq.size))
@@ -83,16 +176,50 @@ def split_by_entity(
 
 
 def sample_training_pairs(
-    entity: np.ndarray, n_pairs: int, rng: np.random.Generator
+    entity: np.ndarray, n_pairs: int, rng
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """n_pairs independent draws per Assumption 3.2 (indices into `entity`).
+    """Independent training pairs drawn as in Assumption 3.2.
 
     Each draw is, with probability 1/2, a uniformly chosen matching pair (y = +1), otherwise a
-    uniformly chosen non-matching pair (y = -1), by rejection. Returns (a, b, y).
+    uniformly chosen non-matching pair (y = -1, by rejection).
+
+    Parameters
+    ----------
+    entity : array-like of int, shape (n,)
+        Entity code of every (training) record.
+    n_pairs : int
+        Number of draws; >= 1.
+    rng : numpy.random.Generator or int
+        Source of randomness (an int is a seed for ``np.random.default_rng``).
+
+    Returns
+    -------
+    a : ndarray of shape (n_pairs,), dtype int64
+        First records (indices into `entity`).
+    b : ndarray of shape (n_pairs,), dtype int64
+        Second records.
+    y : ndarray of shape (n_pairs,), dtype int64
+        +1 for matching pairs, -1 otherwise.
+
+    Raises
+    ------
+    ValueError
+        If the records contain no matching or no non-matching pair.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 3.2 (Assumption 3.2).
+
+    Examples
+    --------
+    >>> from boostcm.hashing import sample_training_pairs
+    >>> a, b, y = sample_training_pairs([0, 0, 1, 1, 2], 6, rng=0)
+    >>> a.shape, sorted(set(y.tolist()))
+    ((6,), [-1, 1])
     """
-    n_pairs = int(n_pairs)
-    if n_pairs < 1:
-        raise ValueError(f"n_pairs must be >= 1, got {n_pairs}")
+    n_pairs = check_integer(n_pairs, "n_pairs", min_value=1)
+    rng = check_rng(rng)
     entity = np.asarray(entity, dtype=np.int64)
     n = entity.shape[0]
     if n < 2:

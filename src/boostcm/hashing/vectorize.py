@@ -1,6 +1,6 @@
 """Records to strings, character shingles and minhash signatures (TH §3.3.2).
 
-Choices where the thesis is silent (see docs/hashing.md): the record string joins the chosen fields
+Choices where the thesis is silent (docs/decisions.md, D27-D28): the record string joins the chosen fields
 (missing ones dropped) with one space and is lower-cased; shingles are contiguous substrings of
 `shingle_size` characters (a string shorter than that is one shingle); minhash uses the *set* of
 shingles (the minimum over a bag equals the minimum over its set, so set vs multiset does not matter
@@ -15,6 +15,16 @@ import numpy as np
 import pandas as pd
 
 from .._splitmix import splitmix64
+from .._validation import check_integer, check_rng
+
+__all__ = [
+    "ENTITY_COLUMN",
+    "encode_strings",
+    "minhash_signatures",
+    "record_strings",
+    "shingle_hashes",
+    "shingle_vocabulary_counts",
+]
 
 ENTITY_COLUMN = "entity_id"
 EMPTY_SIGNATURE = np.uint32(0xFFFFFFFF)
@@ -24,9 +34,39 @@ _FNV_PRIME = np.uint64(0x100000001B3)
 
 
 def record_strings(records: pd.DataFrame, fields: list[str] | None = None) -> list[str]:
-    """One lower-case string per record: the non-missing `fields` joined by a space.
+    """One lower-case string per record: its non-missing fields joined by a space.
 
-    `fields` defaults to every column except `entity_id`. Integral floats print without ".0".
+    Integral floats print without ".0"; text is stripped.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        The records; non-empty.
+    fields : list of str or None, default=None
+        Columns to use, in order; None means every column except ``entity_id``.
+
+    Returns
+    -------
+    strings : list of str
+        One string per record.
+
+    Raises
+    ------
+    ValueError
+        If the records are empty or a field is not a column.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 3.3.2.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from boostcm.hashing import record_strings
+    >>> df = pd.DataFrame({"first": ["John", None], "last": ["Smith", "Jones"], "by": [1970.0, 1980.0]})
+    >>> record_strings(df)
+    ['john smith 1970', 'jones 1980']
     """
     if not isinstance(records, pd.DataFrame):
         raise ValueError("records must be a pandas DataFrame")
@@ -130,16 +170,46 @@ def shingle_hashes(string: str, shingle_size: int) -> np.ndarray:
     return _shingle_hashes(buf, offsets[0], offsets[1], int(shingle_size))
 
 
-def minhash_signatures(
-    strings: list[str], shingle_size: int, n_hashes: int, rng: np.random.Generator
-) -> np.ndarray:
-    """(n, n_hashes) uint32 minhash signatures of the shingle sets of `strings`.
+def minhash_signatures(strings: list[str], shingle_size: int, n_hashes: int, rng) -> np.ndarray:
+    """Minhash signatures of the character-shingle sets of the strings.
 
-    P[sig_r(A) = sig_r(B)] equals the Jaccard similarity of the shingle sets (up to 32-bit ties).
+    P[sig_r(A) = sig_r(B)] equals the Jaccard similarity of the shingle sets (up to 32-bit
+    ties). Hash r is the top 32 bits of splitmix64(fnv1a64(shingle) XOR seed_r), with seeds
+    drawn from `rng`.
+
+    Parameters
+    ----------
+    strings : list of str
+        Non-empty strings (see `record_strings`).
+    shingle_size : int
+        Characters per shingle; >= 1 (a shorter string is one shingle).
+    n_hashes : int
+        Signature length; >= 1.
+    rng : numpy.random.Generator or int
+        Source of the hash seeds (an int is a seed for ``np.random.default_rng``).
+
+    Returns
+    -------
+    signatures : ndarray of shape (n, n_hashes), dtype uint32
+        The signatures.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 3.3.2.
+
+    Examples
+    --------
+    >>> from boostcm.hashing import minhash_signatures
+    >>> sig = minhash_signatures(["john smith", "john smyth", "mary"], 2, 200, rng=0)
+    >>> sig.shape, sig.dtype.name
+    ((3, 200), 'uint32')
+    >>> bool((sig[0] == sig[1]).mean() > (sig[0] == sig[2]).mean())
+    True
     """
     _check_shingle_size(shingle_size)
-    if int(n_hashes) < 1:
-        raise ValueError(f"n_hashes must be >= 1, got {n_hashes}")
+    check_integer(n_hashes, "n_hashes", min_value=1)
+    rng = check_rng(rng)
     buf, offsets = encode_strings(strings)
     seeds = rng.integers(
         0, np.iinfo(np.uint64).max, size=int(n_hashes), dtype=np.uint64, endpoint=True
@@ -180,5 +250,4 @@ def _all_shingle_hashes(buf, offsets, q, total):
 
 
 def _check_shingle_size(shingle_size) -> None:
-    if int(shingle_size) < 1:
-        raise ValueError(f"shingle_size must be >= 1, got {shingle_size}")
+    check_integer(shingle_size, "shingle_size", min_value=1)

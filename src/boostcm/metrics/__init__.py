@@ -1,6 +1,6 @@
 """Exact ranking losses (1 - metric) with the ExactBoost margin adjustment, O(n log n).
 
-Conventions (docs/exactboost.md, "Decisions"):
+Conventions (docs/decisions.md, D4-D6):
 
 * ``auc_loss``: 1 - AUC with ties between a positive and a negative counted 1/2 (as
   ``sklearn.metrics.roc_auc_score``); with a margin, positives are lowered by ``margin`` first
@@ -19,29 +19,44 @@ import math
 
 import numpy as np
 
-from .._validation import check_binary_labels, check_finite_1d
+from .._validation import (
+    check_binary_labels,
+    check_choice,
+    check_finite_1d,
+    check_k,
+    check_margin,
+    check_real,
+)
 from ._kernels import KS, METRIC_IDS, PAK, VALUE, badness, badness_to_loss
 
-__all__ = ["auc_loss", "ks_loss", "pak_loss", "default_k", "metric_loss", "check_k", "check_margin"]
-
-
-def check_margin(margin) -> float:
-    m = float(margin)
-    if not (math.isfinite(m) and m >= 0.0):
-        raise ValueError(f"margin must be a finite number >= 0, got {margin}")
-    return m
-
-
-def check_k(k, n: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, int | np.integer):
-        raise ValueError(f"k must be an integer between 1 and n={n}, got {k!r}")
-    if not (1 <= int(k) <= n):
-        raise ValueError(f"k must be between 1 and n={n}, got {k}")
-    return int(k)
+__all__ = ["auc_loss", "default_k", "ks_loss", "metric_loss", "pak_loss"]
 
 
 def default_k(y, fraction: float = 0.5) -> int:
-    """k = ceil(fraction * positive rate * n) (TARGETS.md evaluation convention), at least 1."""
+    """Default depth k of the P@k loss for labels y.
+
+    k = ceil(fraction * positive rate * n), at least 1: the evaluation convention of the
+    ExactBoost comparison (half the number of positives).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Binary labels in {0, 1}.
+    fraction : float, default=0.5
+        Share of the number of positives, in (0, 1].
+
+    Returns
+    -------
+    k : int
+        The depth, between 1 and n_samples.
+
+    Examples
+    --------
+    >>> from boostcm.metrics import default_k
+    >>> default_k([0, 1, 1, 0, 1, 0, 0, 1])
+    2
+    """
+    fraction = check_real(fraction, "fraction", low=0.0, high=1.0, low_inclusive=False)
     y = np.asarray(y)
     return max(1, math.ceil(fraction * float(np.mean(y)) * y.shape[0]))
 
@@ -59,10 +74,56 @@ def _runs(scores, y):
 
 
 def metric_loss(metric: str, scores, y, margin: float = 0.0, k: int | None = None) -> float:
-    """Margin-adjusted loss by name ("auc", "ks", "pak")."""
-    if metric not in METRIC_IDS:
-        raise ValueError(f"metric must be one of {sorted(METRIC_IDS)}, got {metric!r}")
-    mid = METRIC_IDS[metric]
+    """Margin-adjusted empirical loss (1 - metric) chosen by name.
+
+    Parameters
+    ----------
+    metric : {"auc", "ks", "pak"}
+        The metric: area under the ROC curve, one-sided Kolmogorov-Smirnov statistic or
+        precision at k.
+    scores : array-like of shape (n_samples,)
+        Real-valued scores, higher meaning more likely positive; finite.
+    y : array-like of shape (n_samples,)
+        Binary labels in {0, 1}, both classes present.
+    margin : float, default=0.0
+        Margin theta >= 0 by which the positives' scores are lowered (eq. 2.2).
+    k : int or None, default=None
+        Depth of precision at k, between 1 and n_samples; required for ``metric="pak"`` and
+        ignored otherwise.
+
+    Returns
+    -------
+    loss : float
+        1 - metric of the margin-adjusted scores, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the scores are not finite, the labels not binary with both classes, the lengths
+        differ, or a parameter is out of range.
+
+    See Also
+    --------
+    auc_loss, ks_loss, pak_loss : The same losses, one function per metric.
+
+    References
+    ----------
+    .. [1] D. Csillag, C. Piazza, T. Ramos, J. V. Romano, R. Oliveira and P. Orenstein,
+       "ExactBoost: Directly Boosting the Margin in Combinatorial and Non-decomposable
+       Metrics", AISTATS 2022; supplementary material B (Algorithms 3-6).
+    .. [2] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 2.1 (eq. 2.2) and section 2.2.3 (Theorem 2.3).
+
+    Examples
+    --------
+    >>> from boostcm.metrics import metric_loss
+    >>> scores, y = [0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]
+    >>> metric_loss("auc", scores, y)
+    0.25
+    >>> metric_loss("pak", scores, y, k=2)
+    0.5
+    """
+    mid = check_choice(metric, METRIC_IDS, "metric")
     m = check_margin(margin)
     vals, start, length, n0, n1 = _runs(scores, y)
     if mid == PAK:
@@ -80,15 +141,137 @@ def metric_loss(metric: str, scores, y, margin: float = 0.0, k: int | None = Non
 
 
 def auc_loss(scores, y, margin: float = 0.0) -> float:
-    """1 - AUC of `scores` for labels `y` in {0, 1}, positives lowered by `margin` (ties = 1/2)."""
+    """1 - AUC of the scores, positives lowered by the margin first.
+
+    A positive-negative pair with equal adjusted scores counts 1/2, as in
+    ``sklearn.metrics.roc_auc_score``. O(n log n).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,)
+        Real-valued scores, higher meaning more likely positive; finite.
+    y : array-like of shape (n_samples,)
+        Binary labels in {0, 1}, both classes present.
+    margin : float, default=0.0
+        Margin theta >= 0 by which the positives' scores are lowered (eq. 2.2).
+
+    Returns
+    -------
+    loss : float
+        1 - AUC(scores - margin * y, y), in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the scores are not finite, the labels not binary with both classes, the lengths
+        differ, or a parameter is out of range.
+
+    References
+    ----------
+    .. [1] D. Csillag, C. Piazza, T. Ramos, J. V. Romano, R. Oliveira and P. Orenstein,
+       "ExactBoost: Directly Boosting the Margin in Combinatorial and Non-decomposable
+       Metrics", AISTATS 2022; supplementary material B (Algorithms 3-6).
+    .. [2] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 2.1 (eq. 2.2) and section 2.2.3 (Theorem 2.3).
+
+    Examples
+    --------
+    >>> from boostcm.metrics import auc_loss
+    >>> auc_loss([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+    0.25
+    >>> auc_loss([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1], margin=0.5)
+    0.75
+    """
     return metric_loss("auc", scores, y, margin)
 
 
 def ks_loss(scores, y, margin: float = 0.0) -> float:
-    """1 - one-sided KS statistic max(0, max_t F0(t) - F1(t)), positives lowered by `margin`."""
+    """1 - one-sided Kolmogorov-Smirnov statistic of the scores, positives lowered first.
+
+    The statistic is max(0, max_t F0(t) - F1(t)) with F0, F1 the empirical CDFs of the negatives'
+    and the positives' scores (positives should score higher); equal to
+    ``scipy.stats.ks_2samp(neg, pos, alternative="greater").statistic``.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,)
+        Real-valued scores, higher meaning more likely positive; finite.
+    y : array-like of shape (n_samples,)
+        Binary labels in {0, 1}, both classes present.
+    margin : float, default=0.0
+        Margin theta >= 0 by which the positives' scores are lowered (eq. 2.2).
+
+    Returns
+    -------
+    loss : float
+        1 - KS(scores - margin * y, y), in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the scores are not finite, the labels not binary with both classes, the lengths
+        differ, or a parameter is out of range.
+
+    References
+    ----------
+    .. [1] D. Csillag, C. Piazza, T. Ramos, J. V. Romano, R. Oliveira and P. Orenstein,
+       "ExactBoost: Directly Boosting the Margin in Combinatorial and Non-decomposable
+       Metrics", AISTATS 2022; supplementary material B (Algorithms 3-6).
+    .. [2] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 2.1 (eq. 2.2) and section 2.2.3 (Theorem 2.3).
+
+    Examples
+    --------
+    >>> from boostcm.metrics import ks_loss
+    >>> ks_loss([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+    0.5
+    """
     return metric_loss("ks", scores, y, margin)
 
 
 def pak_loss(scores, y, k: int, margin: float = 0.0) -> float:
-    """1 - precision among the top k (pessimistic ties); with a margin, Theorem 2.3's version."""
+    """1 - precision among the k highest scores, with the margin version of Theorem 2.3.
+
+    Ties at the k-th score are broken pessimistically (negatives first). With a margin, the
+    threshold tau_k (k-th largest score) comes from the unadjusted scores and a positive counts
+    when its score - margin >= tau_k.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,)
+        Real-valued scores, higher meaning more likely positive; finite.
+    y : array-like of shape (n_samples,)
+        Binary labels in {0, 1}, both classes present.
+    k : int
+        Depth, between 1 and n_samples.
+    margin : float, default=0.0
+        Margin theta >= 0 by which the positives' scores are lowered (eq. 2.2).
+
+    Returns
+    -------
+    loss : float
+        1 - margin-adjusted precision at k, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the scores are not finite, the labels not binary with both classes, the lengths
+        differ, or a parameter is out of range.
+
+    References
+    ----------
+    .. [1] D. Csillag, C. Piazza, T. Ramos, J. V. Romano, R. Oliveira and P. Orenstein,
+       "ExactBoost: Directly Boosting the Margin in Combinatorial and Non-decomposable
+       Metrics", AISTATS 2022; supplementary material B (Algorithms 3-6).
+    .. [2] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 2.1 (eq. 2.2) and section 2.2.3 (Theorem 2.3).
+
+    Examples
+    --------
+    >>> from boostcm.metrics import pak_loss
+    >>> pak_loss([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1], k=1)
+    0.0
+    >>> pak_loss([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1], k=2)
+    0.5
+    """
     return metric_loss("pak", scores, y, margin, k)

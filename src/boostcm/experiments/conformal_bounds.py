@@ -1,9 +1,9 @@
 """CP-F4.2a / CP-F4.2b: theoretical corrections and worst-case bounds against simulated coverage.
 
-Library side of workflow/rules/conformal_bounds.smk; the notebooks plot what these return.
-Run a simulation chunk with ``python -m boostcm.conformal.bound_experiments coverage-chunk ...``.
+The rules of workflow/rules/conformal_bounds.smk run the simulation chunks through
+``boostcm conformal-bounds chunk``; the notebooks plot what these functions return.
 
-Settings compared (docs/conformal_bounds.md):
+Settings compared (docs/decisions.md, D47 and D57):
 * ``authors``: the authors' convention - beta of the two-state chain W itself, variance factor
   alpha(1 - alpha), printed (4.12)/(4.14), delta_cal fixed;
 * ``proven_chain``: our proven bounds with the chain's beta (isolates the effect of the fixes);
@@ -13,15 +13,13 @@ Settings compared (docs/conformal_bounds.md):
 
 from __future__ import annotations
 
-import argparse
-import sys
-
 import numpy as np
 import pandas as pd
 
-from .._io import derive_rng, read_parquet_metadata, write_parquet
+from .._io import derive_rng, read_parquet_metadata
 from .._validation import check_probability
-from .bounds import (
+from ..conformal import lagged_design, make_quantile_model, simulate_hmm, split_cqr
+from ..conformal.bounds import (
     best_marginal_correction,
     empirical_coverage_bound,
     eps_cal,
@@ -29,7 +27,7 @@ from .bounds import (
     iid_eps,
     marginal_coverage_bound,
 )
-from .mixing import lagged_window_beta, two_state_beta
+from ..conformal.mixing import lagged_window_beta, two_state_beta
 
 __all__ = [
     "SETTINGS",
@@ -192,14 +190,12 @@ def hmm_coverage_run(
     n_test: int,
     n_lags: int,
     alpha: float,
-    model: str = "boosting",
+    model: str,
     model_params: dict | None = None,
 ) -> dict:
     """One simulated series of the HMM (p = q = 1 - one_minus_p), split CQR in time order, and its
     empirical test coverage (1/n_test) sum 1[Y_i in C(X_i)]. The stream is derived from
     (seed, "CP-F4.2b", one_minus_p, seed_index)."""
-    from . import lagged_design, make_quantile_model, simulate_hmm, split_cqr
-
     p = 1.0 - float(one_minus_p)
     if not (0.0 < p <= 0.5 + 1e-12):
         raise ValueError(f"one_minus_p must lie in [0.5, 1), got {one_minus_p}")
@@ -207,7 +203,7 @@ def hmm_coverage_run(
     series = simulate_hmm(n_train + n_cal + n_test + n_lags, p, rng=rng)
     X, y = lagged_design(series, n_lags)
     est = make_quantile_model(
-        model, alpha=alpha, seed=int(rng.integers(2**31 - 1)), **(model_params or {})
+        model, alpha=alpha, random_state=int(rng.integers(2**31 - 1)), **(model_params or {})
     )
     res = split_cqr(est, X, y, n_train, n_cal, alpha, n_test=n_test)
     return dict(
@@ -253,54 +249,3 @@ def aggregate_chunks(paths) -> tuple[pd.DataFrame, dict]:
         raise ValueError("no chunk files to aggregate")
     df = pd.concat(frames, ignore_index=True).sort_values(["one_minus_p", "seed_index"])
     return df.reset_index(drop=True), settings
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="boostcm conformal-bounds")
-    sub = ap.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("coverage-chunk", help="CP-F4.2b: empirical coverage for a chunk of seeds")
-    c.add_argument("--one-minus-p", type=float, required=True)
-    c.add_argument("--chunk", type=int, required=True)
-    c.add_argument("--chunk-size", type=int, required=True)
-    c.add_argument("--n-seeds", type=int, required=True)
-    c.add_argument("--seed", type=int, required=True)
-    c.add_argument("--n-train", type=int, required=True)
-    c.add_argument("--n-cal", type=int, required=True)
-    c.add_argument("--n-test", type=int, required=True)
-    c.add_argument("--n-lags", type=int, required=True)
-    c.add_argument("--alpha", type=float, required=True)
-    c.add_argument("--model", default="boosting")
-    c.add_argument("--out", required=True)
-    g = sub.add_parser("aggregate", help="concatenate chunk parquet files")
-    g.add_argument("--out", required=True)
-    g.add_argument("inputs", nargs="+")
-    args = ap.parse_args(argv)
-    try:
-        if args.command == "coverage-chunk":
-            lo = args.chunk * args.chunk_size
-            hi = min(lo + args.chunk_size, args.n_seeds)
-            if lo >= hi:
-                raise ValueError(f"chunk {args.chunk} is empty for {args.n_seeds} seeds")
-            df = coverage_chunk(
-                args.one_minus_p,
-                range(lo, hi),
-                seed=args.seed,
-                n_train=args.n_train,
-                n_cal=args.n_cal,
-                n_test=args.n_test,
-                n_lags=args.n_lags,
-                alpha=args.alpha,
-                model=args.model,
-            )
-            write_parquet(args.out, df, {k: v for k, v in vars(args).items() if k != "out"})
-        else:
-            df, settings = aggregate_chunks(args.inputs)
-            write_parquet(args.out, df, {"chunks": len(args.inputs), "settings": settings})
-    except ValueError as exc:
-        print(f"bound_experiments {args.command}: error: {exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

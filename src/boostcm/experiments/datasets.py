@@ -1,4 +1,7 @@
-"""Dataset-property tables (EB-T1, EB-T5): our processed counts beside the paper's."""
+"""Dataset-property tables (EB-T1, EB-T5): our processed counts beside the paper's.
+
+Whether they agree is decided by :func:`boostcm.report.claims.dataset_properties_verdict`.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +9,16 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..datasets.catalog import dataset_entry
+from ..datasets.processing import dataset_metadata
 from ..report import paper_table, split_pm
-from .catalog import dataset_entry
-from .processing import dataset_metadata
 
 
-def dataset_properties_table(target_id: str, processed_files, paper_dir=None) -> pd.DataFrame:
-    """One row per dataset of the published table: paper counts, ours (from `processed_files`,
-    the parquet files named <dataset>.parquet that this run built), agreement.
+def dataset_properties_table(target_id: str, processed_files, paper_dir) -> pd.DataFrame:
+    """One row per dataset of the published table: paper counts and ours (from `processed_files`,
+    the parquet files named <dataset>.parquet that this run built).
 
-    Datasets without a processed file keep NaN in our columns and say why in `status`.
+    Datasets without a processed file keep NaN in our columns and say why in `availability`.
     """
     built = {Path(f).stem: Path(f) for f in processed_files}
     paper = paper_table(target_id, paper_dir)
@@ -30,9 +33,12 @@ def dataset_properties_table(target_id: str, processed_files, paper_dir=None) ->
         }
         if name in built:
             m = dataset_metadata(built[name])
-            row.update(rows=m["rows"], features=m["features"], positive_pct=m["positive_pct"])
-            diffs = [k for k, ok in m["matches_paper"].items() if not ok]
-            row["status"] = "matches the paper" if not diffs else "differs: " + ", ".join(diffs)
+            row.update(
+                rows=m["rows"],
+                features=m["features"],
+                positive_pct=m["positive_pct"],
+                availability="built",
+            )
         else:
             entry = dataset_entry(name)
             manual = any(f.get("manual") for f in entry["files"])
@@ -40,7 +46,7 @@ def dataset_properties_table(target_id: str, processed_files, paper_dir=None) ->
                 rows=None,
                 features=None,
                 positive_pct=None,
-                status="not built: manual download"
+                availability="not built: manual download"
                 if manual
                 else "not built: not in data.datasets (or not obtainable offline)",
             )

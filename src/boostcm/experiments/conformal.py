@@ -1,4 +1,4 @@
-"""Monte-Carlo marginal coverage of split CQR on the synthetic processes (CP-F1.1, CP-F4.1).
+"""CP-F1.1 / CP-F4.1: Monte-Carlo marginal coverage of split CQR on the synthetic processes.
 
 One simulation = a fresh stationary series of n_lags + n_train + n_cal + n_test values, the lagged
 design, split CQR in time order, and the coverage of the test point(s). Each simulation's data come
@@ -18,12 +18,12 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from boostcm._io import derive_rng, derive_seed_sequence
-from boostcm._validation import check_probability
-
-from .processes import HMM_NOISE_VARIANCE, lagged_design, simulate_ar1, simulate_hmm
-from .quantile_models import make_quantile_model
-from .split import split_cqr
+from .._io import derive_rng, derive_seed_sequence
+from .._stats import wilson_interval
+from .._validation import check_probability
+from ..conformal.processes import HMM_NOISE_VARIANCE, lagged_design, simulate_ar1, simulate_hmm
+from ..conformal.quantile_models import make_quantile_model
+from ..conformal.split import split_cqr
 
 PROCESSES = ("ar1", "hmm")
 
@@ -80,12 +80,12 @@ def simulate_coverage(
     sims,
     *,
     seed: int,
-    n_lags: int = 11,
-    n_train: int = 1000,
-    n_cal: int = 500,
-    n_test: int = 1,
-    alpha: float = 0.1,
-    finite_sample_correction: bool = False,
+    n_lags: int,
+    n_train: int,
+    n_cal: int,
+    n_test: int,
+    alpha: float,
+    finite_sample_correction: bool,
     model_params: dict | None = None,
 ) -> pd.DataFrame:
     """One row per simulation index in `sims`: empirical coverage of the test point(s), the exact
@@ -108,7 +108,9 @@ def simulate_coverage(
                 seed, "conformal-model", process, key, int(s), model
             ).generate_state(1)[0]
         )
-        est = make_quantile_model(model, alpha=alpha, seed=model_seed, **(model_params or {}))
+        est = make_quantile_model(
+            model, alpha=alpha, random_state=model_seed, **(model_params or {})
+        )
         res = split_cqr(
             est,
             X,
@@ -139,16 +141,6 @@ def simulate_coverage(
     df.insert(0, "param", float(param))
     df.insert(0, "process", process)
     return df
-
-
-def wilson_interval(k, n, level: float = 0.99):
-    """Wilson score interval for a binomial proportion k / n (sensible also at k = 0 or k = n)."""
-    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
-    z = norm.ppf(0.5 + level / 2.0)
-    phat = k / n
-    centre = (phat + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
 
 
 def aggregate_coverage(df: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,550 @@
+"""Verdict rules of boostcm.report.claims: for each family a table that must agree, one that must
+deviate, the edges (a value exactly on a threshold, NaN or missing rows, empty tables), and the
+report that shows the rule beside the verdict."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from boostcm._stats import wilson_interval
+from boostcm.report import build_report, write_verdict
+from boostcm.report.claims import (
+    Verdict,
+    bound_coverage_verdict,
+    correction_verdict,
+    coverage_verdict,
+    dataset_properties_verdict,
+    hashing_verdict,
+)
+
+NAN = float("nan")
+
+
+def _is_json(verdict: Verdict) -> None:
+    json.dumps(verdict.to_dict(), allow_nan=False)
+    assert "\n" not in verdict.summary and verdict.rule
+
+
+# --- EB-T1 / EB-T5 -------------------------------------------------------------------------------
+
+
+def _dataset_table(**changes):
+    rows = {
+        "a1a": dict(paper=(1605, 119, 24.6), ours=(1605, 119, 24.6)),
+        "german": dict(paper=(1000, 20, 70.0), ours=(1000, 20, 70.0)),
+        "gmsc": dict(paper=(150000, 10, 6.7), ours=(NAN, NAN, NAN)),
+    }
+    for name, ours in changes.items():
+        rows[name]["ours"] = ours
+    return pd.DataFrame(
+        [
+            {
+                "dataset": name,
+                "paper_rows": r["paper"][0],
+                "paper_features": r["paper"][1],
+                "paper_positive_pct": r["paper"][2],
+                "rows": r["ours"][0],
+                "features": r["ours"][1],
+                "positive_pct": r["ours"][2],
+                "availability": "built" if r["ours"][0] == r["ours"][0] else "not built: manual",
+            }
+            for name, r in rows.items()
+        ]
+    )
+
+
+def test_dataset_properties_agree_when_every_built_dataset_matches():
+    v = dataset_properties_verdict(_dataset_table(), "EB-T1")
+    assert v.status == "agrees" and v.rule_history is None
+    assert "2 of 3 datasets processed; 2 match" in v.summary
+    assert "not built in this run: gmsc" in v.summary
+    built = {d["dataset"]: d["matches"] for d in v.details["datasets"]}
+    assert built == {"a1a": True, "german": True, "gmsc": None}
+    assert "0.05 percentage points" in v.rule and "Table 2.1" in v.rule
+    _is_json(v)
+
+
+@pytest.mark.parametrize(
+    "ours, what",
+    [
+        ((1605, 118, 24.6), "features 118 vs 119"),
+        ((1604, 119, 24.6), "rows 1604 vs 1605"),
+        ((1605, 119, 24.7), "positives 24.7% vs 24.6%"),
+    ],
+)
+def test_dataset_properties_deviate_on_any_count(ours, what):
+    v = dataset_properties_verdict(_dataset_table(a1a=ours), "EB-T5")
+    assert v.status == "deviates"
+    assert f"a1a ({what})" in v.summary
+    assert "Table 5" in v.rule
+
+
+def test_dataset_properties_positive_pct_exactly_half_a_digit_off_agrees():
+    assert dataset_properties_verdict(_dataset_table(a1a=(1605, 119, 24.65)), "EB-T1").status == (
+        "agrees"
+    )
+    assert dataset_properties_verdict(_dataset_table(a1a=(1605, 119, 24.66)), "EB-T1").status == (
+        "deviates"
+    )
+
+
+def test_dataset_properties_nothing_built_deviates():
+    table = _dataset_table(a1a=(NAN, NAN, NAN), german=(NAN, NAN, NAN))
+    v = dataset_properties_verdict(table, "EB-T1")
+    assert v.status == "deviates" and v.summary.startswith("0 of 3")
+
+
+def test_dataset_properties_bad_input():
+    with pytest.raises(ValueError, match="empty"):
+        dataset_properties_verdict(_dataset_table().iloc[:0], "EB-T1")
+    with pytest.raises(ValueError, match="positive_pct"):
+        dataset_properties_verdict(_dataset_table().drop(columns="positive_pct"), "EB-T1")
+    with pytest.raises(ValueError, match="features"):
+        dataset_properties_verdict(_dataset_table(a1a=(1605, NAN, 24.6)), "EB-T1")
+    bad = _dataset_table()
+    bad.loc[0, "paper_rows"] = NAN
+    with pytest.raises(ValueError, match="paper_rows"):
+        dataset_properties_verdict(bad, "EB-T1")
+    with pytest.raises(ValueError, match="target_id"):
+        dataset_properties_verdict(_dataset_table(), "EB-T3")
+
+
+# --- HASH-T3.x -----------------------------------------------------------------------------------
+
+PAPER_T34 = pd.DataFrame(
+    {
+        "model": ["our model", "TLSH", "KLSH"],
+        "recall": ["0.9925 ± 0.0055", "0.9862 ± 0.0079", "0.9340 ± 0.0152"],
+        "reduction ratio": ["0.9916 ± 0.0009", "0.9990 ± 0.0003", "0.9872 ± 0.0004"],
+    }
+)
+
+
+def _hash_table(**changes):
+    base = {
+        "our model": (0.9925, 0.0055, 0.9916, 0.0009),
+        "TLSH": (0.9862, 0.0079, 0.9990, 0.0003),
+        "KLSH": (0.9340, 0.0152, 0.9872, 0.0004),
+    }
+    base.update(changes)
+    return pd.DataFrame(
+        [
+            {
+                "model": m,
+                "recall_mean": r,
+                "recall_sd": rs,
+                "rr_mean": q,
+                "rr_sd": qs,
+                "config": "shingle=2",
+            }
+            for m, (r, rs, q, qs) in base.items()
+        ]
+    )
+
+
+def test_hashing_agrees_with_the_published_table_itself():
+    v = hashing_verdict(_hash_table(), PAPER_T34, "HASH-T3.4")
+    assert v.status == "agrees" and v.summary.startswith("3 of 3 methods")
+    assert all(r["agrees"] for r in v.details["comparison"])
+    assert "2 sqrt(sd_ours^2 + sd_paper^2) + 0.005" in v.rule and "Table 3.4" in v.rule
+    assert "2.8x wider" in v.rule
+    _is_json(v)
+
+
+def test_hashing_deviates_when_one_value_is_far():
+    # recall 0.95 vs 0.9925: |diff| 0.0425 > 2 sqrt(0.008^2 + 0.0055^2) + 0.005 = 0.0244
+    v = hashing_verdict(
+        _hash_table(**{"our model": (0.95, 0.008, 0.9916, 0.0009)}), PAPER_T34, "HASH-T3.4"
+    )
+    assert v.status == "deviates" and v.summary.startswith("2 of 3")
+    ours = v.details["comparison"][0]
+    assert not ours["agrees"] and ours["recall diff"] == pytest.approx(-0.0425)
+
+
+def test_hashing_tolerance_adds_sds_in_quadrature():
+    paper = pd.DataFrame(
+        {"model": ["TLSH"], "recall": ["0.5 ± 0.03"], "reduction ratio": ["0.9 ± 0"]}
+    )
+    # tolerance 2 sqrt(0.04^2 + 0.03^2) + 0.005 = 0.105 (2 (0.04 + 0.03) + 0.005 would be 0.145)
+    inside = _hash_table()[lambda t: t.model == "TLSH"].assign(recall_mean=0.6, recall_sd=0.04)
+    outside = inside.assign(recall_mean=0.62)
+    inside = inside.assign(rr_mean=0.9, rr_sd=0.0)
+    outside = outside.assign(rr_mean=0.9, rr_sd=0.0)
+    assert hashing_verdict(inside, paper, "HASH-T3.3").status == "agrees"
+    assert hashing_verdict(outside, paper, "HASH-T3.3").status == "deviates"
+
+
+def test_hashing_difference_exactly_at_the_tolerance_agrees():
+    paper = pd.DataFrame({"model": ["KLSH"], "recall": ["0.5 ± 0"], "reduction ratio": ["0.9 ± 0"]})
+    on = pd.DataFrame(
+        {"model": ["KLSH"], "recall_mean": [0.505], "recall_sd": [0.0], "rr_mean": [0.9],
+         "rr_sd": [NAN]}
+    )  # fmt: skip
+    assert hashing_verdict(on, paper, "HASH-T3.5").status == "agrees"
+    assert hashing_verdict(on.assign(recall_mean=0.5051), paper, "HASH-T3.5").status == "deviates"
+
+
+def test_hashing_missing_method_deviates():
+    v = hashing_verdict(_hash_table().iloc[:2], PAPER_T34, "HASH-T3.4")
+    assert v.status == "deviates" and "KLSH: not in our table" in v.summary
+
+
+def test_hashing_bad_input():
+    with pytest.raises(ValueError, match="empty"):
+        hashing_verdict(_hash_table().iloc[:0], PAPER_T34, "HASH-T3.4")
+    with pytest.raises(ValueError, match="NaN"):
+        hashing_verdict(_hash_table(TLSH=(NAN, 0.01, 0.99, 0.001)), PAPER_T34, "HASH-T3.4")
+    with pytest.raises(ValueError, match="more than once"):
+        hashing_verdict(pd.concat([_hash_table(), _hash_table()]), PAPER_T34, "HASH-T3.4")
+    with pytest.raises(ValueError, match="unparsable"):
+        hashing_verdict(_hash_table(), PAPER_T34.assign(recall="OOT"), "HASH-T3.4")
+    with pytest.raises(ValueError, match="target_id"):
+        hashing_verdict(_hash_table(), PAPER_T34, "HASH-T3.6")
+
+
+# --- CP-F1.1 / CP-F4.1 ---------------------------------------------------------------------------
+
+MODELS = ("boosting", "forest", "network")
+
+
+def _coverage_table(params, process="ar1", n_sims=200, **cells):
+    """Coverage 0.9 everywhere except cells[(model, param)] = coverage."""
+    rows = []
+    for model in MODELS:
+        for p in params:
+            cov = cells.get(f"{model}_{p}", 0.9)
+            rows.append(
+                dict(process=process, param=p, model=model, n_sims=n_sims, coverage=cov,
+                     conditional_probability=0.9, conditional_se=0.005)
+            )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+AR1 = [0.0, 0.5, 0.9, 0.99, 0.999]  # four values <= 0.99: 12 points checked
+
+
+def test_coverage_agrees_and_ignores_extreme_dependence():
+    v = coverage_verdict(
+        _coverage_table(AR1, **{"boosting_0.999": 0.7, "forest_0.999": 0.75}), "CP-F1.1", 0.1, 500
+    )
+    assert v.status == "agrees"
+    assert v.details["points_checked"] == 12
+    assert "boosting 0.999: 0.700" in v.summary
+    assert "iid level with quantile (4.1) = 0.8982" in v.summary
+    _is_json(v)
+
+
+def test_coverage_deviates_when_significantly_below_089():
+    # 0.81 over 200: Bonferroni (12 points) upper end 0.885 < 0.89
+    v = coverage_verdict(_coverage_table(AR1, **{"boosting_0.9": 0.81}), "CP-F1.1", 0.1, 500)
+    assert v.status == "deviates"
+    assert "boosting at 0.9 (0.810)" in v.summary
+    assert v.details["significantly_below_0.89"][0]["fw_high"] < 0.89
+
+
+def test_coverage_bonferroni_keeps_a_pointwise_flag_from_deciding():
+    # 0.82 over 200: per-point 99% upper end 0.879 < 0.89, Bonferroni upper end 0.893 >= 0.89
+    k, n = 164, 200
+    assert wilson_interval(k, n, 0.99)[1] < 0.89 <= wilson_interval(k, n, 1 - 0.01 / 12)[1]
+    v = coverage_verdict(_coverage_table(AR1, **{"boosting_0.9": k / n}), "CP-F1.1", 0.1, 500)
+    assert v.status == "agrees"
+    assert "without the multiplicity correction (99% per point) flagged: boosting at 0.9" in (
+        v.summary
+    )
+    assert len(v.details["pointwise_below_0.89"]) == 1
+
+
+def test_coverage_grid_point_at_099_is_checked_and_beyond_is_not():
+    at = _coverage_table(AR1, **{"network_0.99": 0.6})
+    assert coverage_verdict(at, "CP-F1.1", 0.1, 500).status == "deviates"
+    between = _coverage_table([0.0, 0.5, 0.9, 0.995], **{"network_0.995": 0.6})
+    assert coverage_verdict(between, "CP-F1.1", 0.1, 500).status == "agrees"
+
+
+def test_coverage_hmm_uses_one_minus_p():
+    # p = 0.01 is dependence 1 - p = 0.99 (checked), p = 0.001 is 0.999 (not checked)
+    params = [0.5, 0.1, 0.01, 0.001]
+    assert coverage_verdict(
+        _coverage_table(params, "hmm", **{"forest_0.01": 0.6}), "CP-F4.1", 0.1, 500
+    ).status == ("deviates")
+    v = coverage_verdict(
+        _coverage_table(params, "hmm", **{"forest_0.001": 0.6}), "CP-F4.1", 0.1, 500
+    )
+    assert v.status == "agrees" and "forest 0.999: 0.600" in v.summary
+
+
+def test_coverage_variance_reduced_estimate_is_reported_not_decisive():
+    table = _coverage_table(AR1)
+    table.loc[0, ["conditional_probability", "conditional_se"]] = [0.85, 0.005]
+    v = coverage_verdict(table, "CP-F1.1", 0.1, 500)
+    assert v.status == "agrees"
+    assert "variance-reduced estimate significantly below 0.89 at: boosting 0" in v.summary
+
+
+def test_coverage_states_that_its_rule_was_changed_after_the_results():
+    v = coverage_verdict(_coverage_table(AR1), "CP-F1.1", 0.1, 500)
+    assert "c0a9aaa" in v.rule_history and "99% Wilson interval" in v.rule_history
+    assert "lambda = 0.8" in v.rule_history and "Bonferroni" in v.rule_history
+    assert "1 - 0.01/m" in v.rule and "0.88 condition is implied" in v.rule
+
+
+def test_coverage_bad_input():
+    table = _coverage_table(AR1)
+    with pytest.raises(ValueError, match="empty"):
+        coverage_verdict(table.iloc[:0], "CP-F1.1", 0.1, 500)
+    with pytest.raises(ValueError, match="alpha = 0.1"):
+        coverage_verdict(table, "CP-F1.1", 0.2, 500)
+    with pytest.raises(ValueError, match="NaN"):
+        coverage_verdict(table.assign(coverage=NAN), "CP-F1.1", 0.1, 500)
+    with pytest.raises(ValueError, match="hmm process"):
+        coverage_verdict(table, "CP-F4.1", 0.1, 500)
+    with pytest.raises(ValueError, match="cannot be checked"):
+        coverage_verdict(_coverage_table([0.999, 0.9999]), "CP-F1.1", 0.1, 500)
+    with pytest.raises(ValueError, match="n_sims"):
+        coverage_verdict(table.assign(n_sims=0), "CP-F1.1", 0.1, 500)
+
+
+# --- CP-F4.2a ------------------------------------------------------------------------------------
+
+GRID = [100, 1000, 10000]
+IID_FIXED = [0.1, 0.04, 0.02]
+IID_OPT = [0.08, 0.03, 0.01]
+
+
+def _curves(ratio=None, window_ratio=3.0, rising=None):
+    """Curves proportional to the iid ones: ratio[(setting, level)] x iid at every n_cal."""
+    ratio = ratio or {}
+    rows = []
+    for s, iid in (("authors", IID_FIXED), ("proven_chain", IID_OPT), ("proven_window", IID_OPT)):
+        for lvl in (0.5, 0.7, 0.9):
+            f = ratio.get((s, lvl), window_ratio if s == "proven_window" else 1.5)
+            for n, c in zip(GRID, iid):
+                value = f * c
+                if rising == (s, lvl) and n == GRID[-1]:
+                    value = 10.0
+                rows.append(dict(setting=s, one_minus_p=lvl, n_cal=n, correction=value,
+                                 delta_cal=0.01))  # fmt: skip
+    for s, iid in (("iid_fixed_delta", IID_FIXED), ("iid_optimised_delta", IID_OPT)):
+        for n, c in zip(GRID, iid):
+            rows.append(dict(setting=s, one_minus_p=0.5, n_cal=n, correction=c, delta_cal=0.01))
+    return pd.DataFrame(rows)
+
+
+def test_correction_agrees_on_the_authors_setting_even_if_the_proven_window_fails():
+    v = correction_verdict(_curves())
+    assert v.status == "agrees"
+    assert v.details["holds"] == {"authors": True, "proven_chain": True, "proven_window": False}
+    assert "claim does not hold there" in v.summary
+    assert "at most 2x the iid" in v.rule and "1-p <= 0.7" in v.rule
+    _is_json(v)
+
+
+def test_correction_deviates_when_a_moderate_level_is_far_from_iid():
+    v = correction_verdict(_curves({("authors", 0.7): 2.1}))
+    assert v.status == "deviates" and "claim fails" in v.summary
+
+
+def test_correction_ratio_exactly_two_agrees_and_strong_dependence_is_not_held_to_it():
+    assert correction_verdict(_curves({("authors", 0.7): 2.0})).status == "agrees"
+    assert correction_verdict(_curves({("authors", 0.9): 50.0})).status == "agrees"
+
+
+def test_correction_deviates_when_a_curve_rises():
+    assert correction_verdict(_curves(rising=("authors", 0.9))).status == "deviates"
+
+
+def test_correction_ignores_vacuous_small_n_cal():
+    curves = _curves()
+    curves.loc[(curves.setting == "authors") & (curves.n_cal == 100), "correction"] = math.inf
+    v = correction_verdict(curves)
+    assert v.status == "agrees"
+    assert {r["first_finite_n_cal"] for r in v.details["claims"] if r["setting"] == "authors"} == {
+        1000
+    }
+
+
+def test_correction_bad_input():
+    curves = _curves()
+    with pytest.raises(ValueError, match="empty"):
+        correction_verdict(curves.iloc[:0])
+    with pytest.raises(ValueError, match="NaN"):
+        correction_verdict(curves.assign(correction=curves.correction.where(curves.n_cal != 100)))
+    with pytest.raises(ValueError, match="iid_fixed_delta"):
+        correction_verdict(curves[curves.setting != "iid_fixed_delta"])
+    with pytest.raises(ValueError, match="grid"):
+        correction_verdict(curves.drop(index=0))
+    with pytest.raises(ValueError, match="moderate"):
+        correction_verdict(
+            curves[(curves.one_minus_p > 0.7) | curves.setting.str.startswith("iid")]
+        )
+
+
+# --- CP-F4.2b ------------------------------------------------------------------------------------
+
+LEVELS = [0.5, 0.7, 0.9]
+BOUNDS = {
+    "authors": [0.87, 0.80, 0.50],
+    "proven_chain": [0.86, 0.70, 0.30],
+    "proven_window": [0.60, 0.20, -math.inf],
+}
+
+
+def _runs(n=50, shift=None):
+    """n runs per level with coverage 0.9 +- 0.004 (mean exactly 0.9 + shift[level])."""
+    shift = shift or {}
+    wiggle = np.tile([-0.004, 0.004], n // 2)
+    return pd.DataFrame(
+        [
+            {"one_minus_p": lvl, "coverage": 0.9 + shift.get(lvl, 0.0) + w}
+            for lvl in LEVELS
+            for w in wiggle
+        ]
+    )
+
+
+def _bounds(**changes):
+    b = {**BOUNDS, **changes}
+    return pd.DataFrame(
+        [
+            {"one_minus_p": lvl, "setting": s, "bound": v[i]}
+            for s, v in b.items()
+            for i, lvl in enumerate(LEVELS)
+        ]
+    )
+
+
+KW = dict(alpha=0.1, delta_cal=0.005, delta_test=0.005)
+
+
+def test_bound_coverage_agrees():
+    v = bound_coverage_verdict(_runs(), _bounds(), **KW)
+    assert v.status == "agrees"
+    assert v.details["fraction_below"] == {
+        "authors": 0.0,
+        "proven_chain": 0.0,
+        "proven_window": 0.0,
+    }
+    assert "within 0.01 of 1 - alpha" in v.rule and "delta_cal + delta_test" in v.rule
+    _is_json(v)
+
+
+def test_bound_coverage_deviates_when_the_mean_drifts():
+    assert bound_coverage_verdict(_runs(shift={0.9: -0.02}), _bounds(), **KW).status == "deviates"
+
+
+def test_bound_coverage_mean_exactly_001_off_agrees():
+    assert bound_coverage_verdict(_runs(shift={0.9: 0.01}), _bounds(), **KW).status == "agrees"
+    assert bound_coverage_verdict(_runs(shift={0.9: 0.0101}), _bounds(), **KW).status == "deviates"
+
+
+def test_bound_coverage_fraction_below_the_bound():
+    above_runs = _bounds(authors=[0.95, 0.93, 0.91])
+    v = bound_coverage_verdict(_runs(), above_runs, **KW)
+    assert v.status == "deviates" and v.details["fraction_below"]["authors"] == 1.0
+    # 3 of 300 runs (0.01 = delta_cal + delta_test) below the bound is allowed, 4 is not
+    runs = _runs(n=100)
+    runs.loc[runs.index[:3], "coverage"] = 0.8
+    assert bound_coverage_verdict(runs, _bounds(), **KW).status == "agrees"
+    runs.loc[runs.index[:4], "coverage"] = 0.8
+    v = bound_coverage_verdict(runs, _bounds(), **KW)
+    assert v.status == "deviates"
+    assert v.details["fraction_below"]["authors"] == pytest.approx(4 / 300)
+
+
+def test_bound_coverage_deviates_when_a_bound_does_not_decrease():
+    assert bound_coverage_verdict(_runs(), _bounds(authors=[0.87, 0.87, 0.5]), **KW).status == (
+        "deviates"
+    )
+    vacuous = _bounds(proven_window=[0.6, -math.inf, -math.inf])
+    assert bound_coverage_verdict(_runs(), vacuous, **KW).status == "deviates"
+
+
+def test_bound_coverage_bad_input():
+    with pytest.raises(ValueError, match="empty"):
+        bound_coverage_verdict(_runs().iloc[:0], _bounds(), **KW)
+    with pytest.raises(ValueError, match="NaN"):
+        bound_coverage_verdict(_runs().assign(coverage=NAN), _bounds(), **KW)
+    with pytest.raises(ValueError, match="1-p"):
+        bound_coverage_verdict(_runs(), _bounds()[lambda b: b.one_minus_p != 0.9], **KW)
+    with pytest.raises(ValueError, match="two levels"):
+        one = _bounds()[lambda b: b.one_minus_p == 0.5]
+        bound_coverage_verdict(_runs()[lambda r: r.one_minus_p == 0.5], one, **KW)
+    with pytest.raises(ValueError, match="delta_cal"):
+        bound_coverage_verdict(_runs(), _bounds(), alpha=0.1, delta_cal=0.0, delta_test=0.005)
+
+
+# --- the verdict, its JSON and the report ---------------------------------------------------------
+
+
+def test_verdict_rejects_what_the_report_cannot_show():
+    with pytest.raises(ValueError, match="status"):
+        Verdict("X", "fine", "s", "r")
+    with pytest.raises(ValueError, match="one line"):
+        Verdict("X", "agrees", "a\nb", "r")
+    with pytest.raises(ValueError, match="rule"):
+        Verdict("X", "deviates", "s", " ")
+    with pytest.raises(ValueError, match="JSON"):
+        Verdict("X", "agrees", "s", "r", {"x": NAN})
+    assert Verdict("X", "built", "s", "").status == "built"
+
+
+def test_verdict_json_keeps_rule_and_history_and_report_shows_them(repo, tmp_path):
+    v = coverage_verdict(_coverage_table(AR1), "CP-F1.1", 0.1, 500)
+    written = v.write(tmp_path / "v" / "CP-F1.1.json", files=[tmp_path / "t.csv"])
+    stored = json.loads((tmp_path / "v" / "CP-F1.1.json").read_text())
+    assert stored["rule"] == v.rule and stored["rule_history"] == v.rule_history
+    assert stored["details"] == written["details"] == v.details
+    dataset_properties_verdict(_dataset_table(), "EB-T1").write(tmp_path / "v" / "EB-T1.json")
+    assert "rule_history" not in json.loads((tmp_path / "v" / "EB-T1.json").read_text())
+    with pytest.raises(ValueError, match="rule"):
+        write_verdict(tmp_path / "v" / "X.json", "EB-T5", "agrees", "s")
+
+    table = build_report(
+        repo / "config/targets.yaml", tmp_path / "v", tmp_path / "r" / "index.html"
+    )
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert "Family-wise false alarm" in page or "family-wise false alarm" in page
+    assert "Rule changed after the results were seen:" in page
+    assert page.count("Rule changed after the results were seen:") == 1
+    assert "0.05 percentage points" in page
+    rules = table.set_index("id")["rule"]
+    assert rules["CP-F1.1"] == v.rule and rules["EB-T5"] == ""
+
+
+def test_notebooks_leave_the_verdict_to_the_claims_module(repo):
+    """Notebooks load, plot, call a claims function and write its verdict; no rule of their own."""
+    for path in sorted((repo / "notebooks").glob("*.ipynb")):
+        code = "\n".join(
+            "".join(c["source"])
+            for c in json.loads(path.read_text())["cells"]
+            if c["cell_type"] == "code"
+        )
+        assert "from boostcm.report.claims import" in code, path.name
+        assert ".write(" in code, path.name
+        for word in ("write_verdict", '"agrees"', '"deviates"', "wilson_interval"):
+            assert word not in code, f"{path.name} uses {word}"
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        "coverage nan at 0.5",
+        "dependence >= 0.999: ; rest",
+        "differ: ",
+        "flagged () points",
+        "a; ; b",
+    ],
+)
+def test_a_broken_summary_is_refused(summary):
+    with pytest.raises(ValueError, match="broken verdict summary"):
+        Verdict("CP-F4.1", "agrees", summary, rule="a rule")
+
+
+def test_a_sound_summary_passes():
+    text = "ratio 2.83 at n_cal=2000; bound -inf at 1-p=0.99 (vacuous): finite elsewhere"
+    assert Verdict("CP-F4.2a", "deviates", text, rule="a rule").summary == text

@@ -1,0 +1,53 @@
+"""Output writing (atomic, readable by the group) and the derived random streams."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from boostcm._io import atomic_path, derive_rng, read_parquet_metadata, write_json, write_parquet
+
+
+def test_outputs_get_the_permissions_of_any_new_file(tmp_path):
+    old = os.umask(0o022)
+    try:
+        write_json(tmp_path / "a.json", {"x": 1})
+        with atomic_path(tmp_path / "b.txt") as tmp:
+            tmp.write_text("b")
+    finally:
+        os.umask(old)
+    for name in ("a.json", "b.txt"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o644
+
+
+def test_a_failed_write_leaves_neither_file_nor_temporary(tmp_path):
+    with pytest.raises(RuntimeError), atomic_path(tmp_path / "out.csv") as tmp:
+        tmp.write_text("partial")
+        raise RuntimeError("job failed")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_write_leaves_a_temporary_that_the_next_write_removes(tmp_path):
+    stale = tmp_path / ".out.csv.abc123.tmp"  # what SIGKILL during a write leaves behind
+    stale.write_text("partial")
+    other = tmp_path / ".other.csv.abc123.tmp"
+    other.write_text("another file's")
+    with atomic_path(tmp_path / "out.csv") as tmp:
+        tmp.write_text("done")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.csv.abc123.tmp", "out.csv"]
+
+
+def test_parquet_metadata_round_trip(tmp_path):
+    import pandas as pd
+
+    write_parquet(tmp_path / "t.parquet", pd.DataFrame({"a": [1, 2]}), {"seed": 3, "grid": [0.5]})
+    assert read_parquet_metadata(tmp_path / "t.parquet") == {"seed": 3, "grid": [0.5]}
+
+
+def test_streams_depend_on_every_key_and_nothing_else():
+    a = derive_rng(0, "job", 1).random(4)
+    assert np.array_equal(a, derive_rng(0, "job", 1).random(4))
+    assert not np.array_equal(a, derive_rng(0, "job", 2).random(4))
+    assert not np.array_equal(a, derive_rng(1, "job", 1).random(4))

@@ -1,0 +1,123 @@
+"""Packaging: the methods import with the core dependencies only, optional ones fail with the
+name of their extra, and the wheel ships the dataset catalog."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import pytest
+
+# Everything that is not a core dependency (pyproject.toml [project.dependencies]).
+OPTIONAL = [
+    "yaml",
+    "pyarrow",
+    "pooch",
+    "pyreadr",
+    "xlrd",
+    "clarabel",
+    "xgboost",
+    "igraph",
+    "snakemake",
+    "papermill",
+    "matplotlib",
+    "jsonschema",
+    "tabulate",
+    "nbformat",
+    "statsmodels",
+    "betacal",
+    "densratio",
+]
+
+CORE_ONLY = textwrap.dedent(
+    """
+    import importlib.abc, sys
+
+    BLOCKED = set(sys.argv[1].split(","))
+
+    class Block(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in BLOCKED:
+                raise ImportError(f"blocked optional module {name}")
+            return None
+
+    sys.meta_path.insert(0, Block())
+
+    import numpy as np
+    import boostcm.metrics, boostcm.exactboost, boostcm.baselines, boostcm.conformal
+    import boostcm.hashing, boostcm.datasets, boostcm.calibration
+    from boostcm.exactboost import ExactBoostClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+    m = ExactBoostClassifier(metric="auc", n_estimators=2, n_rounds=3, random_state=0).fit(X, y)
+    assert m.decision_function(X).shape == (60,)
+    loaded = sorted(set(BLOCKED) & {k.split(".")[0] for k in sys.modules})
+    assert not loaded, loaded
+    from boostcm.baselines import make_estimator
+    try:
+        make_estimator("XGBoost")
+    except ImportError as exc:
+        assert "boostcm[baselines]" in str(exc), exc
+    else:
+        raise AssertionError("XGBoost without xgboost did not raise")
+    try:
+        boostcm.datasets.dataset_names()
+    except ImportError as exc:
+        assert "boostcm[data]" in str(exc), exc
+    else:
+        raise AssertionError("the catalog without yaml did not raise")
+    from boostcm.calibration import HistogramBinning, ULSIF, plot_reliability_diagram
+    s = 1.0 / (1.0 + np.exp(-X[:, 0]))
+    assert HistogramBinning(n_bins=3, random_state=0).fit(s, y).predict(s).shape == (60,)
+    assert ULSIF(sigmas=[1.0], lambdas=[0.1]).fit(X[:30], X[30:]).predict(X).shape == (60,)
+    try:
+        plot_reliability_diagram(s, y)
+    except ImportError as exc:
+        assert "boostcm[workflow]" in str(exc), exc
+    else:
+        raise AssertionError("a plot without matplotlib did not raise")
+    loaded = sorted(set(BLOCKED) & {k.split(".")[0] for k in sys.modules})
+    assert not loaded, loaded
+    print("ok")
+    """
+)
+
+
+def test_methods_import_and_run_with_core_dependencies_only():
+    proc = subprocess.run(
+        [sys.executable, "-c", CORE_ONLY, ",".join(OPTIONAL)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
+
+
+def test_wheel_ships_the_catalog(repo, tmp_path):
+    pytest.importorskip("setuptools")
+    project = tmp_path / "project"  # a copy, so the build leaves nothing in the work tree
+    ignore = shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc", "*.egg-info")
+    shutil.copytree(repo / "src", project / "src", ignore=ignore)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(repo / name, project / name)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+        + ["-w", str(tmp_path), str(project)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (wheel,) = tmp_path.glob("boostcm-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "boostcm/datasets/catalog.yaml" in names
+    assert "boostcm/experiments/cli.py" in names
+    meta = next(n for n in names if n.endswith("METADATA"))
+    text = zipfile.ZipFile(wheel).read(meta).decode()
+    assert "License-Expression: MIT" in text
+    assert "Provides-Extra: workflow" in text
