@@ -22,8 +22,10 @@ from numba import njit
 
 from ..metrics._kernels import BOUND, BOUND_MARGIN, TIGHT, badness
 from ._interval import BIG, by_class, d_offsets, d_value, scatter
+from ._workspace import SearchResult
 
 EXACT_MAX_BOUNDS = 2_000_000  # safety budget of the branch-and-bound (see exact_search)
+HEAP_CAP = 1024  # initial number of box slots (doubled when full)
 
 
 @njit(cache=True, nogil=True)
@@ -82,41 +84,52 @@ def _heap_pop(keys, seqs, ids, size):
 
 
 @njit(cache=True, nogil=True)
-def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutoff):
-    """Best-first branch-and-bound over the IA bounds. Returns (badness, xi, a, b, boxes bounded).
+def exact_search(s, x, y, loss, max_depth, max_bounds, cutoff, ws):
+    """Best-first branch-and-bound over the IA bounds; see the module docstring.
 
-    Boxes whose bound is not below `cutoff` are pruned as well: the global minimum is returned
-    when it lies below `cutoff`, otherwise some stump with badness >= cutoff.
+    Parameters
+    ----------
+    s, x, y : ndarray
+        Scores (ascending), feature values and labels (int64, 0/1) of the m points.
+    loss : MarginLoss
+        The loss (2.4) to minimise.
+    max_depth : int
+        c, the number of halvings of D after which both ends of a box are evaluated.
+    max_bounds : int
+        Safety budget: after this many bounds the incumbent is returned, not certified.
+    cutoff : int
+        Boxes whose bound is not below `cutoff` are pruned as well: the global minimum is
+        returned when it lies below `cutoff`, otherwise some stump with badness >= cutoff.
+    ws : SearchWork
+        Work arrays for at least m points.
 
-    Boxes are (Xi, D), D an interval of d = b - a in [-2, 2]: the loss depends on the stump
-    through (xi, d) only, so this covers a, b in [-1, 1] without the translated copies an
-    (A, B) box tree holds (which made the search blow up along b = a over tied scores); the
-    returned stump is a = -d/2, b = d/2. While a box has undecided points, it is split on Xi
-    only, at the median distinct undecided value v: [Xi_lo, v^-] (v goes right) and [v, Xi_hi]
-    (v goes left), so each child has fewer undecided points; once the partition is fixed, D is
-    halved. A box whose bound is attained at its centre is closed; boxes whose bound is not below
-    the incumbent are pruned; D is halved at most `max_depth` times, then both ends are
-    evaluated. After `max_bounds` bounds the incumbent is returned with work = -(bounds) (not
-    certified optimal), a safety net.
+    Returns
+    -------
+    SearchResult
+        a = -d/2, b = d/2; ``work`` = boxes bounded; certified unless the budget ran out or
+        the result is above `cutoff`.
     """
-    m = s.shape[0]
+    theta = loss.theta
+    mscale = loss.mscale
+    metric = loss.metric
+    k = loss.k
     ux = np.unique(x)
-    vals = np.empty(6 * m)
-    start = np.zeros(6, np.int64)
-    length = np.zeros(6, np.int64)
-    pts, ncls = by_class(s, x, y)
-    buf_neg = np.empty(m)
-    buf_pos = np.empty(m)
-    off_neg = np.empty(3)
-    off_pos = np.empty(3)
+    runs = ws.runs
+    vals, start, length, off_neg, off_pos = runs
+    pts = ws.pts
+    ncls = ws.ncls
+    by_class(s, x, y, pts, ncls)
+    buf_neg = ws.buf_neg
+    buf_pos = ws.buf_pos
     bmode = (BOUND_MARGIN if theta > 0.0 else BOUND) + TIGHT
-    cap = 1024
+    # box store and heap: grown while the search runs, so not part of the workspace
+    cap = HEAP_CAP
     boxes = np.empty((cap, 4))  # xi_lo, xi_hi, d_lo, d_hi
     depth = np.empty(cap, np.int64)
-    keys = np.empty(cap, np.int64)
+    keys = np.empty(cap, np.int64)  # heap entries: bound, insertion number (ties), box slot
     seqs = np.empty(cap, np.int64)
     ids = np.empty(cap, np.int64)
-    free = np.empty(cap, np.int64)  # recycled box slots
+    free = np.empty(cap, np.int64)  # recycled box slots: free[:nfree]
     nfree = 0
     size = 0
     seq = 0
@@ -124,9 +137,7 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
     xh0 = ux[ux.shape[0] - 1]
     # incumbent: the stump that changes nothing (xi = max x, d = 0)
     scatter(pts, ncls, xh0, xh0, vals, start, length)
-    best = d_value(
-        metric, vals, start, length, 0.0, theta, mscale, k, off_neg, off_pos, buf_neg, buf_pos
-    )
+    best = d_value(loss, runs, 0.0, buf_neg, buf_pos)
     rx, rd = xh0, 0.0
     prune = min(best, cutoff)  # bound a box must beat to be kept
     boxes[0, 0] = xl0
@@ -138,15 +149,15 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
     size = _heap_push(keys, seqs, ids, size, -1, seq, 0)
     seq += 1
     n_bounds = 0
-    cxl = np.empty(2)
+    cxl = np.empty(2)  # the two children's xi_lo, xi_hi, d_lo, d_hi
     cxh = np.empty(2)
     cdl = np.empty(2)
     cdh = np.empty(2)
     while size > 0:
         if keys[0] >= prune:
             break
-        if n_bounds > max_bounds:
-            return best, rx, -0.5 * rd, 0.5 * rd, -n_bounds  # budget exhausted: not certified
+        if n_bounds > max_bounds:  # budget exhausted: the incumbent, not certified
+            return SearchResult(rx, -0.5 * rd, 0.5 * rd, best, n_bounds, False)
         bi, size = _heap_pop(keys, seqs, ids, size)
         xl, xh, dl, dh = boxes[bi, 0], boxes[bi, 1], boxes[bi, 2], boxes[bi, 3]
         dep = depth[bi]
@@ -180,20 +191,7 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
                 vmin = BIG
                 for e in range(n_ends):
                     d = (cdh[c] if e else cdl[c]) if n_ends == 2 else 0.5 * (cdl[c] + cdh[c])
-                    v = d_value(
-                        metric,
-                        vals,
-                        start,
-                        length,
-                        d,
-                        theta,
-                        mscale,
-                        k,
-                        off_neg,
-                        off_pos,
-                        buf_neg,
-                        buf_pos,
-                    )
+                    v = d_value(loss, runs, d, buf_neg, buf_pos)
                     vmin = min(vmin, v)
                     if v < best:
                         best = v
@@ -222,4 +220,4 @@ def exact_search(s, x, y, theta, mscale, metric, k, max_depth, max_bounds, cutof
             depth[slot] = cdep
             size = _heap_push(keys, seqs, ids, size, lb, seq, slot)
             seq += 1
-    return best, rx, -0.5 * rd, 0.5 * rd, n_bounds
+    return SearchResult(rx, -0.5 * rd, 0.5 * rd, best, n_bounds, best <= cutoff)

@@ -22,38 +22,59 @@ Shortcuts that keep the path:
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from ..metrics._kernels import AUC, BOUND, BOUND_MARGIN, VALUE, _pair2, badness, pair2_merge
 from ._interval import BIG, box_offsets, by_class, point_offsets, scatter, xi_half
+from ._workspace import SearchResult
 
 SPLIT_SHARE = 8  # AUC levels share the left/right pairs once undecided <= m / SPLIT_SHARE
 
 
+class Box(NamedTuple):
+    """An (Xi, A, B) box of the descent and what is known of its undecided points.
+
+    Attributes
+    ----------
+    xi_lo, xi_hi, a_lo, a_hi, b_lo, b_hi : float
+        The threshold and stump-height intervals.
+    undecided : int
+        Number of points with xi_lo < x <= xi_hi.
+    u_lo, u_hi : float
+        Their smallest and largest x.
+    """
+
+    xi_lo: float
+    xi_hi: float
+    a_lo: float
+    a_hi: float
+    b_lo: float
+    b_hi: float
+    undecided: int
+    u_lo: float
+    u_hi: float
+
+
 @njit(cache=True, nogil=True)
-def _point_value(
-    pts,
-    ncls,
-    xi,
-    a,
-    b,
-    theta,
-    mscale,
-    metric,
-    k,
-    ws_vals,
-    start,
-    length,
-    off_neg,
-    off_pos,
-    buf_neg,
-    buf_pos,
-):
-    scatter(pts, ncls, xi, xi, ws_vals, start, length)
-    mth = point_offsets(a, b, theta, mscale, off_neg, off_pos)
+def _point_value(loss, pts, ncls, runs, buf_neg, buf_pos, xi, a, b):
+    """Badness of the stump (xi, a, b); its partition goes to `runs`."""
+    scatter(pts, ncls, xi, xi, runs.vals, runs.start, runs.length)
+    mth = point_offsets(a, b, loss.theta, loss.mscale, runs.off_neg, runs.off_pos)
     return badness(
-        metric, ws_vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg, buf_pos
+        loss.metric,
+        runs.vals,
+        runs.start,
+        runs.length,
+        runs.off_neg,
+        runs.off_pos,
+        mth,
+        loss.k,
+        VALUE,
+        buf_neg,
+        buf_pos,
     )
 
 
@@ -122,36 +143,20 @@ def _auc_pairs(vals, start, length, off_neg, off_pos, mth, core):
 
 
 @njit(cache=True, nogil=True)
-def _auc_split_level(
-    pts,
-    ncls,
-    xl,
-    xh,
-    al,
-    ah,
-    bl,
-    bh,
-    theta,
-    mscale,
-    undecided,
-    u_lo,
-    u_hi,
-    vals4,
-    start4,
-    length4,
-    off3n,
-    off3p,
-    off4n,
-    off4p,
-    parent,
-):
-    """One level of the greedy AUC descent while some points are undecided, with the same
-    children, bounds and choice as evaluating each child on its own (`badness` on scatter's
-    runs), but cheaper: the undecided points are split once into the two threshold halves, the
-    pairs among left and right points (which both halves share) are counted once per (A, B)
-    child, and only the pairs with an undecided point per (threshold half, A, B) child.
-    Returns (bound, child's xi_lo, xi_hi, a_lo, a_hi, b_lo, b_hi, h, its undecided count and
-    x range)."""
+def _auc_split_level(loss, pts, ncls, runs, split, core, box, parent):
+    """One level of the greedy AUC descent from `box` (bound `parent`) while some points are
+    undecided, with the same children, bounds and choice as evaluating each child on its own
+    (`badness` on scatter's runs), but cheaper: the undecided points are split once into the
+    two threshold halves (4-group runs `split`), the pairs among left and right points (which
+    both halves share) are counted once per (A, B) child (`core`), and only the pairs with an
+    undecided point per (threshold half, A, B) child. `runs`: offsets scratch.
+    Returns (bound, h, child Box)."""
+    theta = loss.theta
+    mscale = loss.mscale
+    xl, xh, al, ah, bl, bh, undecided, u_lo, u_hi = box
+    vals4, start4, length4, off4n, off4p = split
+    off3n = runs.off_neg
+    off3p = runs.off_pos
     special = u_lo == u_hi  # all undecided points at one value v: split at v (see xi_half)
     xl0, xs = xi_half(0, xl, xh, undecided, u_lo, u_hi)
     xs1, xh1 = xi_half(1, xl, xh, undecided, u_lo, u_hi)
@@ -160,9 +165,9 @@ def _auc_split_level(
     n1 = length4[1] + length4[3] + length4[5] + length4[7]
     am = 0.5 * (al + ah)
     bm = 0.5 * (bl + bh)
-    core = np.full(3, -1, np.int64)  # pairs among left and right points, per (A, B) child
+    core[:] = -1  # pairs among left and right points, per (A, B) child (-1: not counted)
     best = BIG
-    res = (best, xl, xh, al, ah, bl, bh, 0, 0, 0.0, 0.0)
+    res = (best, 0, Box(xl, xh, al, ah, bl, bh, 0, 0.0, 0.0))
     for h in range(2):
         cxl, cxh = (xl0, xs) if h == 0 else (xs1, xh1)
         if h == 0:
@@ -193,7 +198,7 @@ def _auc_split_level(
             )
             if lb < best:
                 best = lb
-                res = (lb, cxl, cxh, cal, cah, cbl, cbh, h, und, ulo, uhi)
+                res = (lb, h, Box(cxl, cxh, cal, cah, cbl, cbh, und, ulo, uhi))
                 if lb == parent:  # no child is below its parent's bound
                     return res
     return res
@@ -258,22 +263,42 @@ def _auc_fixed(vals, start, length, off_neg, off_pos, mth, vmax, memo_x, memo_n)
 
 
 @njit(cache=True, nogil=True)
-def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
-    """Greedy IA bisection (the paper's). Returns (badness, xi, a, b, levels used).
+def greedy_search(s, x, y, loss, max_levels, cutoff, ws):
+    """Greedy IA bisection (the paper's) over (Xi, A, B) boxes, A = B = [-1, 1] at the root.
 
-    `cutoff`: the caller only wants a stump with badness below it (the best of the features
-    searched so far in the round). The descent stops once the box it enters has a bound, and
-    the best centre met has a value, not below `cutoff`: its result could not be below it
-    either, so the stump actually returned (badness >= cutoff) is never used."""
+    Parameters
+    ----------
+    s, x, y : ndarray
+        Scores (ascending), feature values and labels (int64, 0/1) of the m points.
+    loss : MarginLoss
+        The loss (2.4) to minimise.
+    max_levels : int
+        c, the number of bisection levels.
+    cutoff : int
+        The caller only wants a stump with badness below it (the best of the features searched
+        so far in the round). The descent stops once the box it enters has a bound, and the
+        best centre met has a value, not below `cutoff`: its result could not be below it
+        either, so the stump actually returned (badness >= cutoff) is never used.
+    ws : SearchWork
+        Work arrays for at least m points.
+
+    Returns
+    -------
+    SearchResult
+        ``work`` = levels descended; never certified.
+    """
+    theta = loss.theta
+    mscale = loss.mscale
+    metric = loss.metric
+    k = loss.k
     m = s.shape[0]
-    vals = np.empty(6 * m)
-    start = np.zeros(6, np.int64)
-    length = np.zeros(6, np.int64)
-    pts, ncls = by_class(s, x, y)
-    buf_neg = np.empty(m)
-    buf_pos = np.empty(m)
-    off_neg = np.empty(3)
-    off_pos = np.empty(3)
+    runs = ws.runs
+    vals, start, length, off_neg, off_pos = runs
+    pts = ws.pts
+    ncls = ws.ncls
+    by_class(s, x, y, pts, ncls)
+    buf_neg = ws.buf_neg
+    buf_pos = ws.buf_pos
     bmode = BOUND_MARGIN if theta > 0.0 else BOUND
     xl = x.min()
     xh = x.max()
@@ -286,13 +311,11 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
     ix, ia, ib = xh, 0.0, 0.0
     parent = -1  # bound of the current box (none at the root)
     vmax = np.abs(s).max()
-    memo_x = np.empty((4, 2, 4))  # pair counts of the fixed partition (see _auc_fixed)
-    memo_n = np.full((4, 2), -1, np.int64)
-    vals4 = np.empty(8 * m)
-    start4 = np.zeros(8, np.int64)
-    length4 = np.zeros(8, np.int64)
-    off4n = np.empty(4)
-    off4p = np.empty(4)
+    memo_x = ws.memo_x  # pair counts of the fixed partition (see _auc_fixed)
+    memo_n = ws.memo_n
+    memo_n[:] = -1
+    split4 = ws.split
+    core = ws.core
     for level in range(max_levels):
         levels = level + 1
         am = 0.5 * (al + ah)
@@ -306,31 +329,9 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
         last_h = 0
         split = metric == AUC and 0 < undecided and SPLIT_SHARE * undecided <= m
         if split:
-            (best, bxl, bxh, bal, bah, bbl, bbh, best_h, best_und, best_ulo, best_uhi) = (
-                _auc_split_level(
-                    pts,
-                    ncls,
-                    xl,
-                    xh,
-                    al,
-                    ah,
-                    bl,
-                    bh,
-                    theta,
-                    mscale,
-                    undecided,
-                    u_lo,
-                    u_hi,
-                    vals4,
-                    start4,
-                    length4,
-                    off_neg,
-                    off_pos,
-                    off4n,
-                    off4p,
-                    parent,
-                )
-            )
+            box = Box(xl, xh, al, ah, bl, bh, undecided, u_lo, u_hi)
+            best, best_h, child = _auc_split_level(loss, pts, ncls, runs, split4, core, box, parent)
+            bxl, bxh, bal, bah, bbl, bbh, best_und, best_ulo, best_uhi = child
             last_h = -1  # `vals` does not hold the chosen partition
         for h in range(0 if split else 2):
             if h == 1 and undecided == 0:
@@ -375,8 +376,8 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
             if best == parent:
                 break  # no child bound is below its parent's: this first one is the choice
         parent = best
-        if best >= cutoff and inc >= cutoff:
-            return inc, ix, ia, ib, -levels  # cannot beat the caller's best: abandoned
+        if best >= cutoff and inc >= cutoff:  # cannot beat the caller's best: abandoned
+            return SearchResult(ix, ia, ib, inc, levels, False)
         xl, xh, al, ah, bl, bh = bxl, bxh, bal, bah, bbl, bbh
         undecided = best_und
         u_lo = best_ulo
@@ -398,31 +399,14 @@ def greedy_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
                 ix, ia, ib = xl, ac, bc
         if inc <= best:
             # every box below has bound >= best >= inc: the descent cannot beat the incumbent
-            return inc, ix, ia, ib, levels
+            return SearchResult(ix, ia, ib, inc, levels, False)
     best = inc
     rx, ra, rb = ix, ia, ib
     for xi in (xl, xh):
         for a in (al, ah):
             for b in (bl, bh):
-                v = _point_value(
-                    pts,
-                    ncls,
-                    xi,
-                    a,
-                    b,
-                    theta,
-                    mscale,
-                    metric,
-                    k,
-                    vals,
-                    start,
-                    length,
-                    off_neg,
-                    off_pos,
-                    buf_neg,
-                    buf_pos,
-                )
+                v = _point_value(loss, pts, ncls, runs, buf_neg, buf_pos, xi, a, b)
                 if v < best:
                     best = v
                     rx, ra, rb = xi, a, b
-    return best, rx, ra, rb, levels
+    return SearchResult(rx, ra, rb, best, levels, False)

@@ -32,26 +32,24 @@ BIG = np.iinfo(np.int64).max  # above every badness: "no value yet" and "no cuto
 
 
 @njit(cache=True, nogil=True)
-def by_class(s, x, y):
-    """The points of each class in score order: pts[c, 0, :ncls[c]] scores, pts[c, 1, :ncls[c]]
-    feature values (what scatter and scatter4 read)."""
-    m = s.shape[0]
-    pts = np.empty((2, 2, m))
-    ncls = np.zeros(2, np.int64)
-    for i in range(m):
+def by_class(s, x, y, pts, ncls):
+    """Copy the points into `pts` by class, in score order: ``pts[c, 0, :ncls[c]]`` scores,
+    ``pts[c, 1, :ncls[c]]`` feature values (what :func:`scatter` reads)."""
+    ncls[0] = 0
+    ncls[1] = 0
+    for i in range(s.shape[0]):
         c = y[i]
         pts[c, 0, ncls[c]] = s[i]
         pts[c, 1, ncls[c]] = x[i]
         ncls[c] += 1
-    return pts, ncls
 
 
 @njit(cache=True, nogil=True)
 def scatter(pts, ncls, xi_lo, xi_hi, vals, start, length):
-    """Split the points (by_class) into the six runs r = 2 g + class, g = left (x <= xi_lo),
-    undecided, right (x > xi_hi), each ascending in score; run r is stored from r * m on
-    (`vals` has 6 m entries). One pass per class with the run ends in registers. Returns
-    (number of undecided points, their smallest x, their largest x)."""
+    """Split the points (:func:`by_class`) into the six runs r = 2 g + class, g = left
+    (x <= xi_lo), undecided, right (x > xi_hi), each ascending in score; run r is stored from
+    r * m on (`vals` has 6 m entries). One pass per class with the run ends in registers.
+    Returns (number of undecided points, their smallest x, their largest x)."""
     m = pts.shape[2]
     ulo = np.inf
     uhi = -np.inf
@@ -94,9 +92,9 @@ def xi_half(h, xl, xh, undecided, u_lo, u_hi):
 
 @njit(cache=True, nogil=True)
 def box_offsets(a_lo, a_hi, b_lo, b_hi, theta, mscale, off_neg, off_pos):
-    """IA ends per group (lower ends in off_neg, upper in off_pos); returns the smallest margin
-    (1 + mscale min|b - a| / 2) theta over the box. Negatives sit at the lower end, positives at
-    the upper end minus that margin."""
+    """IA ends per group of an (A, B) box (lower ends in off_neg, upper in off_pos); returns
+    the smallest margin (1 + mscale min|b - a| / 2) theta over the box. Negatives sit at the
+    lower end, positives at the upper end minus that margin."""
     d_lo = max(0.0, b_lo - a_hi, a_lo - b_hi)
     mth = (1.0 + mscale * d_lo / 2.0) * theta
     off_neg[0] = a_lo
@@ -110,6 +108,8 @@ def box_offsets(a_lo, a_hi, b_lo, b_hi, theta, mscale, off_neg, off_pos):
 
 @njit(cache=True, nogil=True)
 def point_offsets(a, b, theta, mscale, off_neg, off_pos):
+    """Offsets per group of the stump (a, b) (undecided points count as left); returns its
+    margin (1 + mscale |b - a| / 2) theta."""
     mth = (1.0 + mscale * abs(b - a) / 2.0) * theta
     off_neg[0] = a
     off_neg[1] = a
@@ -135,7 +135,20 @@ def d_offsets(d_lo, d_hi, theta, mscale, off_neg, off_pos):
 
 
 @njit(cache=True, nogil=True)
-def d_value(metric, vals, start, length, d, theta, mscale, k, off_neg, off_pos, buf_neg, buf_pos):
-    """Badness of the stump with d = b - a on the partition the runs hold."""
-    mth = d_offsets(d, d, theta, mscale, off_neg, off_pos)
-    return badness(metric, vals, start, length, off_neg, off_pos, mth, k, VALUE, buf_neg, buf_pos)
+def d_value(loss, runs, d, buf_neg, buf_pos):
+    """Badness of the stump with d = b - a on the partition `runs` holds (its offsets are
+    overwritten; `buf_neg`, `buf_pos`: merge buffers)."""
+    mth = d_offsets(d, d, loss.theta, loss.mscale, runs.off_neg, runs.off_pos)
+    return badness(
+        loss.metric,
+        runs.vals,
+        runs.start,
+        runs.length,
+        runs.off_neg,
+        runs.off_pos,
+        mth,
+        loss.k,
+        VALUE,
+        buf_neg,
+        buf_pos,
+    )

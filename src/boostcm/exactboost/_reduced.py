@@ -17,64 +17,58 @@ from numba import njit
 
 from ..metrics._kernels import BOUND, BOUND_MARGIN, TIGHT, badness
 from ._interval import BIG, by_class, d_offsets, d_value, scatter, xi_half
+from ._workspace import SearchResult
 
 
 @njit(cache=True, nogil=True)
-def _centre_value(
-    pts,
-    ncls,
-    xl,
-    xh,
-    und,
-    dl,
-    dh,
-    theta,
-    mscale,
-    metric,
-    k,
-    vals,
-    start,
-    length,
-    off_neg,
-    off_pos,
-    buf_neg,
-    buf_pos,
-):
-    """Value of the stump at the centre of a (Xi, D) box (threshold Xi_lo once no data point is
-    undecided); returns (badness, xi, d). Uses its own run buffers."""
+def _centre_value(loss, pts, ncls, alt, buf_neg, buf_pos, xl, xh, und, dl, dh):
+    """Value of the stump at the centre of the (Xi, D) box [xl, xh] x [dl, dh] (threshold xl
+    once no data point is undecided, `und` = 0); returns (badness, xi, d). The stump's runs go
+    to `alt`, so the search's own runs keep their box."""
     xi = 0.5 * (xl + xh) if und > 0 else xl
     d = 0.5 * (dl + dh)
-    scatter(pts, ncls, xi, xi, vals, start, length)
-    return (
-        d_value(
-            metric, vals, start, length, d, theta, mscale, k, off_neg, off_pos, buf_neg, buf_pos
-        ),
-        xi,
-        d,
-    )
+    scatter(pts, ncls, xi, xi, alt.vals, alt.start, alt.length)
+    return d_value(loss, alt, d, buf_neg, buf_pos), xi, d
 
 
 @njit(cache=True, nogil=True)
-def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
-    """Greedy IA bisection over (Xi, D); see the module docstring. Returns (badness, xi, a, b,
-    levels) with a = -d/2, b = d/2; `cutoff` as in greedy_search.
+def reduced_search(s, x, y, loss, max_levels, cutoff, ws):
+    """Greedy IA bisection over (Xi, D); see the module docstring.
 
     Children with equal bounds (common near the root, where every bound is loose) are told
-    apart by the value of the stump at their centres; those values also join the incumbent."""
+    apart by the value of the stump at their centres; those values also join the incumbent.
+
+    Parameters
+    ----------
+    s, x, y : ndarray
+        Scores (ascending), feature values and labels (int64, 0/1) of the m points.
+    loss : MarginLoss
+        The loss (2.4) to minimise.
+    max_levels : int
+        c, the number of bisection levels.
+    cutoff : int
+        As in :func:`._greedy.greedy_search`: a result not below it may be abandoned.
+    ws : SearchWork
+        Work arrays for at least m points.
+
+    Returns
+    -------
+    SearchResult
+        a = -d/2, b = d/2; ``work`` = levels descended; never certified.
+    """
+    theta = loss.theta
+    mscale = loss.mscale
+    metric = loss.metric
+    k = loss.k
     m = s.shape[0]
-    vals2 = np.empty(6 * m)  # runs of the centre stumps (tie-breaks)
-    start2 = np.zeros(6, np.int64)
-    length2 = np.zeros(6, np.int64)
-    on2 = np.empty(3)
-    op2 = np.empty(3)
-    vals = np.empty(6 * m)
-    start = np.zeros(6, np.int64)
-    length = np.zeros(6, np.int64)
-    pts, ncls = by_class(s, x, y)
-    buf_neg = np.empty(m)
-    buf_pos = np.empty(m)
-    off_neg = np.empty(3)
-    off_pos = np.empty(3)
+    runs = ws.runs
+    vals, start, length, off_neg, off_pos = runs
+    alt = ws.alt  # runs of the centre stumps (tie-breaks)
+    pts = ws.pts
+    ncls = ws.ncls
+    by_class(s, x, y, pts, ncls)
+    buf_neg = ws.buf_neg
+    buf_pos = ws.buf_pos
     bmode = (BOUND_MARGIN if theta > 0.0 else BOUND) + TIGHT
     xl = x.min()
     xh = x.max()
@@ -113,46 +107,12 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
                 if lb == best:  # tie: compare the centre values
                     if best_cv == BIG:
                         best_cv, vx, vd = _centre_value(
-                            pts,
-                            ncls,
-                            bxl,
-                            bxh,
-                            best_und,
-                            bdl,
-                            bdh,
-                            theta,
-                            mscale,
-                            metric,
-                            k,
-                            vals2,
-                            start2,
-                            length2,
-                            on2,
-                            op2,
-                            buf_neg,
-                            buf_pos,
+                            loss, pts, ncls, alt, buf_neg, buf_pos, bxl, bxh, best_und, bdl, bdh
                         )
                         if best_cv < inc:
                             inc, ix, idd = best_cv, vx, vd
                     cv, vx, vd = _centre_value(
-                        pts,
-                        ncls,
-                        cxl,
-                        cxh,
-                        und,
-                        cdl,
-                        cdh,
-                        theta,
-                        mscale,
-                        metric,
-                        k,
-                        vals2,
-                        start2,
-                        length2,
-                        on2,
-                        op2,
-                        buf_neg,
-                        buf_pos,
+                        loss, pts, ncls, alt, buf_neg, buf_pos, cxl, cxh, und, cdl, cdh
                     )
                     if cv < inc:
                         inc, ix, idd = cv, vx, vd
@@ -161,39 +121,24 @@ def reduced_search(s, x, y, theta, mscale, metric, k, max_levels, cutoff):
                     best_cv = cv
                     bxl, bxh, bdl, bdh = cxl, cxh, cdl, cdh
                     best_und, best_ulo, best_uhi, best_h = und, ulo, uhi, h
-        if best >= cutoff and inc >= cutoff:
-            return inc, ix, -0.5 * idd, 0.5 * idd, -levels  # cannot beat the caller's best
+        if best >= cutoff and inc >= cutoff:  # cannot beat the caller's best: abandoned
+            return SearchResult(ix, -0.5 * idd, 0.5 * idd, inc, levels, False)
         if undecided > 0 and best_und == 0 and best_h != n_h - 1:
             scatter(pts, ncls, bxl, bxh, vals, start, length)  # `vals` must hold the box
         xl, xh, dl, dh = bxl, bxh, bdl, bdh
         undecided, u_lo, u_hi = best_und, best_ulo, best_uhi
         if undecided == 0:
             dc = 0.5 * (dl + dh)
-            v = d_value(
-                metric,
-                vals,
-                start,
-                length,
-                dc,
-                theta,
-                mscale,
-                k,
-                off_neg,
-                off_pos,
-                buf_neg,
-                buf_pos,
-            )
+            v = d_value(loss, runs, dc, buf_neg, buf_pos)
             if v < inc:
                 inc, ix, idd = v, xl, dc
         if inc <= best:
-            return inc, ix, -0.5 * idd, 0.5 * idd, levels
+            return SearchResult(ix, -0.5 * idd, 0.5 * idd, inc, levels, False)
     best, rx, rd = inc, ix, idd
     for xi in (xl, xh):
         scatter(pts, ncls, xi, xi, vals, start, length)
         for d in (dl, dh):
-            v = d_value(
-                metric, vals, start, length, d, theta, mscale, k, off_neg, off_pos, buf_neg, buf_pos
-            )
+            v = d_value(loss, runs, d, buf_neg, buf_pos)
             if v < best:
                 best, rx, rd = v, xi, d
-    return best, rx, -0.5 * rd, 0.5 * rd, levels
+    return SearchResult(rx, -0.5 * rd, 0.5 * rd, best, levels, False)

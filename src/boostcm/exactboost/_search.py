@@ -22,13 +22,32 @@ GREEDY, EXACT, REDUCED = 0, 1, 2
 SEARCH_IDS = {"greedy": GREEDY, "exact": EXACT, "reduced": REDUCED}
 
 
-@njit(cache=True, nogil=True)
-def search(s, x, y, theta, mscale, metric, k, method, bits, cutoff):
-    """Dispatch: returns (badness, xi, a, b, work) with work = levels (greedy) or bounds (exact);
-    `bits` = c, the number of bisections of A and B. Only a result with badness below `cutoff`
-    is guaranteed to be the method's own result."""
+@njit(cache=True, nogil=True, inline="always")
+def search(s, x, y, loss, method, bits, cutoff, ws):
+    """Best stump on one feature by the search `method`.
+
+    Parameters
+    ----------
+    s, x, y : ndarray
+        Scores in ascending order, the feature's values and the labels (int64, 0/1).
+    loss : MarginLoss
+        The loss (2.4) to minimise.
+    method : int
+        GREEDY, REDUCED or EXACT.
+    bits : int
+        c, the number of bisections of the stump heights' intervals.
+    cutoff : int
+        Only a result with badness below `cutoff` is guaranteed to be the method's own result
+        (``BIG``: no cutoff).
+    ws : SearchWork
+        Work arrays for at least ``len(s)`` points (``make_workspace(m, n).search``).
+
+    Returns
+    -------
+    SearchResult
+    """
     if method == GREEDY:
-        return greedy_search(s, x, y, theta, mscale, metric, k, bits, cutoff)
+        return greedy_search(s, x, y, loss, bits, cutoff, ws)
     if method == REDUCED:
-        return reduced_search(s, x, y, theta, mscale, metric, k, bits, cutoff)
-    return exact_search(s, x, y, theta, mscale, metric, k, bits, EXACT_MAX_BOUNDS, cutoff)
+        return reduced_search(s, x, y, loss, bits, cutoff, ws)
+    return exact_search(s, x, y, loss, bits, EXACT_MAX_BOUNDS, cutoff, ws)
