@@ -116,42 +116,25 @@ def _candidate(cur, xj, xi, a, b, new, left, right):
 
 
 @njit(cache=True, nogil=True)
-def fit_run(
-    Xt,
-    y,
-    s_init,
-    metric,
-    theta,
-    mscale,
-    n_rounds,
-    p_sub,
-    n1_sub,
-    n0_sub,
-    k_full,
-    k_sub,
-    method,
-    bits,
-    seed,
-    random_init,
-    out_feat,
-    out_xi,
-    out_a,
-    out_b,
-    out_lo,
-    out_scale,
-    out_loss,
-):
-    """Fit one run; fills the out_* arrays (one entry per round, out_feat = -1 when rejected)
-    and out_loss[t] = full-data margin badness after round t (out_loss[0]: initial scores).
-    Returns the final scores. The scores are kept in ascending order with their labels and
-    rows, so no round sorts or gathers."""
+def fit_run(Xt, y, s_init, plan, seed, trace):
+    """Fit one run of `plan` (RunPlan) from the random stream `seed`; fills `trace` (RunTrace:
+    one entry per round, ``feat`` = -1 when rejected; ``loss[t]`` = full-data margin badness
+    after round t, ``loss[0]``: initial scores). Returns the final scores. The scores are kept
+    in ascending order with their labels and rows, so no round sorts or gathers."""
     p, n = Xt.shape
-    loss = MarginLoss(metric, theta, mscale, k_full)
-    sub_loss = MarginLoss(metric, theta, mscale, k_sub)
+    loss = plan.loss
+    sub_loss = MarginLoss(loss.metric, loss.theta, loss.mscale, plan.k_sub)
+    n_rounds = plan.n_rounds
+    p_sub = plan.p_sub
+    n1_sub = plan.n1_sub
+    n0_sub = plan.n0_sub
+    method = plan.method
+    bits = plan.bits
+    out_feat, out_xi, out_a, out_b, out_lo, out_scale, out_loss = trace
     state = np.empty(1, np.uint64)
     state[0] = np.uint64(seed)
     s = np.empty(n)
-    if random_init:
+    if plan.random_init:
         for i in range(n):
             s[i] = _uniform(state)
     else:

@@ -1,4 +1,5 @@
-"""Named data of the ExactBoost kernels: the loss, the work arrays and a search's result.
+"""Named data of the ExactBoost kernels: the loss, a run's plan and trace, the work arrays and a
+search's result.
 
 numba compiles functions that take and return named tuples of scalars and arrays in nopython
 mode, so the kernels pass these instead of long positional argument lists. All work arrays of
@@ -39,6 +40,87 @@ class MarginLoss(NamedTuple):
     theta: float
     mscale: float
     k: int
+
+
+class RunPlan(NamedTuple):
+    """What each run of a fit does (the same for every run; only the random stream differs).
+
+    Attributes
+    ----------
+    loss : MarginLoss
+        The loss on the n training rows (``k``: depth of P@k on them).
+    k_sub : int
+        Depth of P@k on a round's subsample (1 for AUC and KS).
+    n_rounds : int
+        Rounds T.
+    p_sub : int
+        Features sampled per round.
+    n1_sub, n0_sub : int
+        Positive and negative rows sampled per round.
+    method : int
+        Stump search (``GREEDY``, ``REDUCED`` or ``EXACT`` of :mod:`._search`).
+    bits : int
+        c, the number of bisections of the stump heights' intervals.
+    random_init : bool
+        Start from uniform random scores instead of the given initial scores.
+    """
+
+    loss: MarginLoss
+    k_sub: int
+    n_rounds: int
+    p_sub: int
+    n1_sub: int
+    n0_sub: int
+    method: int
+    bits: int
+    random_init: bool
+
+
+class RunTrace(NamedTuple):
+    """What one run did, round by round (filled by the run; see :func:`make_trace`).
+
+    Attributes
+    ----------
+    feat : ndarray of int64, shape (T,)
+        Feature of the round's stump; -1 when the round was rejected.
+    xi, a, b : ndarray of float64, shape (T,)
+        The stump: ``a if x[feat] <= xi else b``.
+    lo, scale : ndarray of float64, shape (T,)
+        The min-max normalisation after the stump: ``s -> (s - lo) / scale``.
+    loss : ndarray of int64, shape (T + 1,)
+        Full-data margin badness after each round (``loss[0]``: the initial scores).
+    """
+
+    feat: np.ndarray
+    xi: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    lo: np.ndarray
+    scale: np.ndarray
+    loss: np.ndarray
+
+
+def make_trace(n_rounds):
+    """The arrays a run of `n_rounds` rounds fills: rounds rejected, identity normalisation.
+
+    Parameters
+    ----------
+    n_rounds : int
+        Rounds T of the run.
+
+    Returns
+    -------
+    RunTrace
+    """
+    return RunTrace(
+        np.full(n_rounds, -1, np.int64),
+        np.zeros(n_rounds),
+        np.zeros(n_rounds),
+        np.zeros(n_rounds),
+        np.zeros(n_rounds),
+        np.ones(n_rounds),
+        np.zeros(n_rounds + 1, np.int64),
+    )
 
 
 class Runs(NamedTuple):
