@@ -6,8 +6,9 @@ into a temporary folder), the "new" one this checkout's `src`. Each fit is the f
 fresh subprocess with that version first on PYTHONPATH and NUMBA_NUM_THREADS=1. The two versions
 alternate fit by fit, and which goes first flips with each repetition, so the load of a shared
 machine falls on both alike. Each version starts from an empty numba cache (one untimed
-compile run first). Rows (one per fit) are appended to `--out`; the summary printed at the end
-is the median seconds per version and cell and their ratio new / old.
+compile run first). Rows (one per fit, wall and CPU seconds) are appended to `--out`; the
+summary printed at the end is the median CPU seconds per version and cell and their ratio
+new / old (CPU seconds: on a loaded machine wall seconds also count the waits for a core).
 
     python benchmarks/exactboost_ab.py --old-rev main
 """
@@ -27,7 +28,17 @@ from pathlib import Path
 from exactboost_bench import CHILD
 
 ROOT = Path(__file__).resolve().parents[1]
-FIELDS = ["version", "rev", "dataset", "metric", "search", "n_estimators", "repeat", "seconds"]
+FIELDS = [
+    "version",
+    "rev",
+    "dataset",
+    "metric",
+    "search",
+    "n_estimators",
+    "repeat",
+    "seconds",
+    "cpu_seconds",
+]
 
 
 def export_src(rev, dest):
@@ -46,7 +57,7 @@ def clear_numba_cache(src):
 
 
 def fit_seconds(src, name, metric, n_est, search):
-    """Wall seconds of one fit with the library at `src`, in a fresh process."""
+    """Wall and CPU seconds of one fit with the library at `src`, in a fresh process."""
     env = dict(
         os.environ,
         PYTHONPATH=str(src),
@@ -61,7 +72,8 @@ def fit_seconds(src, name, metric, n_est, search):
         check=True,
         cwd=tempfile.gettempdir(),  # not the checkout: its src must not shadow PYTHONPATH
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])["wall"]
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    return r["wall"], r["cpu"]
 
 
 def main(argv=None):
@@ -104,8 +116,8 @@ def main(argv=None):
                 for name, metric in cells:
                     for version in order:
                         rev, src = versions[version]
-                        sec = fit_seconds(src, name, metric, args.n_estimators, args.search)
-                        times.setdefault((name, metric, version), []).append(sec)
+                        sec, cpu = fit_seconds(src, name, metric, args.n_estimators, args.search)
+                        times.setdefault((name, metric, version), []).append(cpu)
                         row = dict(
                             version=version,
                             rev=rev,
@@ -115,11 +127,12 @@ def main(argv=None):
                             n_estimators=args.n_estimators,
                             repeat=rep,
                             seconds=round(sec, 4),
+                            cpu_seconds=round(cpu, 4),
                         )
                         w.writerow(row)
                         fh.flush()
                         print(row, flush=True)
-    print(f"\nmedian of {args.repeats} (old = {old_rev}, new = {new_rev})")
+    print(f"\nCPU seconds, median of {args.repeats} (old = {old_rev}, new = {new_rev})")
     print("| dataset | metric | old (s) | new (s) | new / old |")
     print("|---|---|---|---|---|")
     for name, metric in cells:
