@@ -121,3 +121,26 @@ def test_wheel_ships_the_catalog(repo, tmp_path):
     text = zipfile.ZipFile(wheel).read(meta).decode()
     assert "License-Expression: MIT" in text
     assert "Provides-Extra: workflow" in text
+
+
+def test_repository_cites_no_file_outside_it():
+    """Code, docs, config, tests, notebooks and the workflow cite the papers, never the reference
+    desk beside the clone (its spec files or a path into it); only .ci/run may point there."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    forbidden = ["../" + "shared", "shared/" + "datasets", "TARGETS" + ".md", "ALGORITHMS" + ".md"]
+    forbidden.append("BENCHMARKS" + ".md")
+    suffixes = {".py", ".md", ".yaml", ".yml", ".smk", ".ipynb", ".toml", ".cfg", ".txt", ".tsv"}
+    found = []
+    for top in ["src", "docs", "config", "tests", "notebooks", "workflow", "benchmarks"]:
+        for path in (root / top).rglob("*"):
+            if path.suffix not in suffixes and path.name != "Snakefile":
+                continue
+            if any(part in {"__pycache__", ".ipynb_checkpoints"} for part in path.parts):
+                continue
+            text = path.read_text(errors="replace")
+            found += [f"{path.relative_to(root)}: {s}" for s in forbidden if s in text]
+    readme = (root / "README.md").read_text()
+    found += [f"README.md: {s}" for s in forbidden if s in readme]
+    assert not found, "\n".join(found)

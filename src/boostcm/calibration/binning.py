@@ -14,7 +14,7 @@ quantile split D_cal^1,
 
 computed in exact integer arithmetic. The paper writes the middle uniform-mass bins closed on both
 sides, [q_{i-1}, q_i], so that neighbours share an endpoint; the half-open convention makes the
-bins a partition (docs/calibration.md, decisions C1 and C2).
+bins a partition (docs/decisions.md, D60 and D61).
 """
 
 from __future__ import annotations

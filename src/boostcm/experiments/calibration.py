@@ -5,7 +5,7 @@ One run (simulation index `sim`) of Gupta, Podkopaev, Ramdas (2020), Appendix D.
 * source covariates uniform on [0, 1]^3, target coordinates Beta(2, 1) (ratio w(x) = 8 x1 x2 x3),
   labels P(Y = 1 | x) = (1 + sin(20 ||x||^2)) / 2 in both domains;
 * a random forest (100 trees, scikit-learn defaults) trained on 14 700 source points (decision
-  C3: the paper does not name the domain);
+  D62 in docs/decisions.md: the paper does not name the domain);
 * uLSIF on 2000 unlabelled source + 2000 unlabelled target points, sigma and lambda by
   leave-one-out over the paper's grids;
 * uniform-mass binning, B = 10, quantiles from 1940 source points, bin probabilities from 7840;
