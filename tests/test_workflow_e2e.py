@@ -28,7 +28,7 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 def _run(args, cwd, env, check=True):
     proc = subprocess.run(
-        SNAKEMAKE + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=1800
+        SNAKEMAKE + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=3600
     )
     if check and proc.returncode != 0:
         raise AssertionError(
