@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -169,6 +170,80 @@ def test_trust_on_first_download_records_and_then_enforces_the_hash(tiny):
         )
 
 
+OTHER_BYTES = (
+    LIBSVM_TEXT.replace(b"\r\n", b"\n") + b"\n"
+)  # the same data as another source writes it
+
+
+@pytest.fixture
+def two_sources(tiny, monkeypatch):
+    """An entry whose mirror copy is pinned and whose URL serves other, unknown bytes (D59)."""
+    catalog = yaml.safe_load(open(tiny["catalog"]).read())
+    catalog["twosrc"] = {
+        "kind": "classification",
+        "files": [
+            {
+                "path": "twosrc/t.svm",
+                "sha256": _sha(LIBSVM_TEXT),
+                "url": "http://127.0.0.1:9/t.svm",
+                "url_sha256": None,
+            }
+        ],
+        "parser": {"format": "libsvm"},
+        "label": {"positive": [1]},
+        "paper": {"rows": 3, "features": 3, "positive_pct": 66.7},
+    }
+    open(tiny["catalog"], "w").write(yaml.safe_dump(catalog))
+    load_catalog.cache_clear()
+    (tiny["mirror"] / "twosrc").mkdir()
+    (tiny["mirror"] / "twosrc" / "t.svm").write_bytes(LIBSVM_TEXT)
+    served = {"bytes": OTHER_BYTES}
+
+    def fake_download(url, dest, retries, name, rel, target):
+        Path(dest).write_bytes(served["bytes"])
+
+    monkeypatch.setattr("boostcm.datasets.fetch._download", fake_download)
+    return {**tiny, "served": served}
+
+
+def test_two_sources_mirror_copy_is_checked_against_its_own_hash(two_sources):
+    t = two_sources
+    kw = dict(raw_dir=t["raw"], catalog=t["catalog"], lock_file=t["lock"])
+    (path,) = fetch_dataset("twosrc", mirror=t["mirror"], **kw)
+    assert path.read_bytes() == LIBSVM_TEXT and not t["lock"].exists()
+    shutil.rmtree(t["raw"])
+    (t["mirror"] / "twosrc" / "t.svm").write_bytes(OTHER_BYTES)  # the upstream bytes in a mirror
+    with pytest.raises(ChecksumError, match="mirror file"):
+        fetch_dataset("twosrc", mirror=t["mirror"], **kw)
+    assert not any(p.is_file() for p in t["raw"].rglob("*"))
+
+
+def test_two_sources_download_is_trusted_once_then_pinned(two_sources):
+    t = two_sources
+    kw = dict(raw_dir=t["raw"], catalog=t["catalog"], lock_file=t["lock"])
+    with pytest.warns(UserWarning, match="trusting this first download"):
+        (path,) = fetch_dataset("twosrc", mirror=None, **kw)
+    assert path.read_bytes() == OTHER_BYTES
+    assert f"twosrc/t.svm\t{_sha(OTHER_BYTES)}" in t["lock"].read_text()
+    # either source's bytes are accepted in raw_dir; both parse to the same data
+    assert fetch_dataset("twosrc", mirror=None, **kw) == [path]
+    X_up, y_up = parsers.parse_libsvm(path)
+    X_mi, y_mi = parsers.parse_libsvm(t["mirror"] / "twosrc" / "t.svm")
+    pd.testing.assert_frame_equal(X_up, X_mi)
+    pd.testing.assert_series_equal(y_up, y_mi)
+    # a later download that differs from the pinned one is rejected, and nothing is left behind
+    shutil.rmtree(t["raw"])
+    t["served"]["bytes"] = OTHER_BYTES + b"+1 1:9\n"
+    with pytest.raises(ChecksumError, match="download of"):
+        fetch_dataset("twosrc", mirror=None, **kw)
+    assert not any(p.is_file() for p in t["raw"].rglob("*"))
+    # a third copy in raw_dir matches neither known source
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"+1 1:1\n-1 1:0\n")
+    with pytest.raises(ChecksumError, match="exists but"):
+        fetch_dataset("twosrc", mirror=t["mirror"], **kw)
+
+
 def test_unknown_dataset_lists_the_catalog():
     with pytest.raises(UnknownDatasetError, match="ionosphere"):
         fetch_dataset("no-such-dataset")
@@ -242,9 +317,7 @@ def test_histdata_parser(tmp_path):
 
 # --- every dataset the mirror holds processes to the paper's counts (or a reported mismatch) -----
 
-PAPER_MISMATCH = {
-    "svmguide3": {"features"}
-}  # 21 columns in the only copy we have vs 22 in the paper
+PAPER_MISMATCH: dict[str, set] = {}  # every mirror dataset has the paper's counts
 
 
 @pytest.mark.parametrize(
@@ -258,10 +331,12 @@ PAPER_MISMATCH = {
         "heart",
         "housing",
         "ionosphere",
+        "liver-disorders",
         "mammography",
         "oil-spill",
         "phoneme",
         "sonar",
+        "splice",
         "svmguide1",
         "svmguide3",
         "w1a",

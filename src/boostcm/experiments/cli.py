@@ -177,6 +177,118 @@ def _bounds_runs(args) -> None:
     write_parquet(args.out, df, {"chunks": len(args.inputs), "settings": settings})
 
 
+# --- ExactBoost tables (EB-T3, EB-T4, EB-T6..T11, EB-F3) ----------------------------------------
+
+
+def _eb_batch(args) -> list[tuple[str, str, dict]]:
+    """(method, output, settings) of each job of one call: ``--method``, ``--out`` and (where the
+    stage takes them) ``--model-settings`` are given once per job, in the same order."""
+    from .exactboost import check_model_settings
+
+    methods, outs = args.method, args.out
+    texts = getattr(args, "model_settings", None) or ["{}"] * len(methods)
+    if not len(methods) == len(outs) == len(texts):
+        raise ValueError(
+            f"--method ({len(methods)}), --out ({len(outs)}) and --model-settings ({len(texts)}) "
+            "must be given once per job"
+        )
+    if len(set(outs)) != len(outs):
+        raise ValueError("--out names a file twice")
+    jobs = []
+    for method, out, text in zip(methods, outs, texts):
+        try:
+            settings = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--model-settings of {method} is not JSON: {exc}") from None
+        jobs.append((method, out, check_model_settings(method, settings)))
+    return jobs
+
+
+def _eb_meta(meta: dict, args) -> dict:
+    return {**meta, "data_file": args.data}
+
+
+def _eb_run(args, run_one) -> None:
+    """Run the jobs of one call on one loaded dataset; write each job's file as it finishes (a
+    failure leaves the files of the jobs before it, which Snakemake removes with the rest)."""
+    from .exactboost import read_processed
+
+    jobs = _eb_batch(args)  # every argument checked before the first fit
+    X, y = read_processed(args.data)
+    for method, out, settings in jobs:
+        frame, meta = run_one(X, y, method, settings)
+        write_parquet(out, frame, _eb_meta(meta, args))
+        print(method, json.dumps(meta["losses"]))
+
+
+def _eb_estimator(args) -> None:
+    from .exactboost import run_estimator_job
+
+    _eb_run(
+        args,
+        lambda X, y, method, settings: run_estimator_job(
+            X,
+            y,
+            dataset=args.dataset,
+            fold=args.fold,
+            method=method,
+            n_folds=args.n_folds,
+            cv_seed=args.cv_seed,
+            seed=args.seed,
+            pak_fraction=args.pak_fraction,
+            settings=settings,
+        ),
+    )
+
+
+def _eb_base(args) -> None:
+    from .exactboost import run_base_job
+
+    _eb_run(
+        args,
+        lambda X, y, method, settings: run_base_job(
+            X,
+            y,
+            dataset=args.dataset,
+            fold=args.fold,
+            method=method,
+            n_folds=args.n_folds,
+            cv_seed=args.cv_seed,
+            seed=args.seed,
+            pak_fraction=args.pak_fraction,
+            ensembling_fraction=args.ensembling_fraction,
+        ),
+    )
+
+
+def _eb_ensembler(args) -> None:
+    from .exactboost import read_base_jobs, run_ensembler_job
+
+    frames, protocol = read_base_jobs(args.base, args.dataset, args.fold, args.seed)
+    _eb_run(
+        args,
+        lambda X, y, method, settings: run_ensembler_job(
+            X,
+            y,
+            frames,
+            dataset=args.dataset,
+            fold=args.fold,
+            method=method,
+            inputs=args.inputs,
+            seed=args.seed,
+            pak_fraction=args.pak_fraction,
+            settings=settings,
+            protocol=protocol,
+        ),
+    )
+
+
+def _eb_table(args) -> None:
+    from .exactboost import aggregate
+
+    _write_csv(args.out, aggregate(args.target, args.inputs, args.paper_dir, args.n_folds))
+
+
 # --- calibration under covariate shift (GUPTA-F2, GUPTA-F3) -------------------------------------
 
 
@@ -309,6 +421,60 @@ def build_parser() -> argparse.ArgumentParser:
     br = _add(bs, "runs", _bounds_runs, "concatenate chunk files (refusing mixed settings)")
     br.add_argument("inputs", nargs="+")
     _req(br, "--out")
+
+    from .exactboost import ENSEMBLERS, INPUTS, METHODS, SURROGATES, TARGETS
+
+    e = sub.add_parser("exactboost", help="ExactBoost's result tables (EB-T3, T4, T6-T11, F3)")
+    es = e.add_subparsers(dest="step", required=True, metavar="step")
+    steps = (
+        ("estimator", _eb_estimator, "one estimator: fit on a training fold, score its test fold"),
+        (
+            "base",
+            _eb_base,
+            "one base model of the ensemblers: scores of the ensembling set and test fold",
+        ),
+        ("ensembler", _eb_ensembler, "one ensembler on the base models' scores of a fold"),
+    )
+    for name, func, text in steps:
+        j = _add(es, name, func, text + " (several: --method, --out [, --model-settings] per job)")
+        _req(j, "--dataset")
+        _req(
+            j, "--data", help="processed dataset parquet (results/data/processed/<dataset>.parquet)"
+        )
+        methods = {"estimator": METHODS, "base": SURROGATES, "ensembler": ENSEMBLERS}[name]
+        _req(j, "--method", choices=sorted(methods), nargs="+")
+        _req(j, "--out", nargs="+", help="one job file per --method")
+        _req(j, "--fold", "--seed", type=int)
+        _req(
+            j,
+            "--pak-fraction",
+            type=float,
+            help="P@k evaluated at ceil(f x positive rate x n_test)",
+        )
+        if name != "ensembler":
+            _req(j, "--n-folds", "--cv-seed", type=int)
+        if name == "base":
+            _req(j, "--ensembling-fraction", type=float)
+        if name != "base":
+            _req(
+                j,
+                "--model-settings",
+                nargs="+",
+                help="JSON per --method: ExactBoost's settings for exactboost-*, {} for the others",
+            )
+        if name == "ensembler":
+            _req(j, "--inputs", choices=INPUTS)
+            j.add_argument(
+                "--base",
+                nargs="+",
+                required=True,
+                help="the six base models' job files of the fold",
+            )
+    et = _add(es, "table", _eb_table, "aggregate job files into a target's table (csv)")
+    et.add_argument("inputs", nargs="+", help="job parquet files")
+    _req(et, "--target", choices=TARGETS)
+    _req(et, "--paper-dir", "--out")
+    _req(et, "--n-folds", type=int)
 
     import dataclasses
 
