@@ -7,7 +7,7 @@ from pathlib import Path
 
 from snakemake.utils import min_version
 
-from boostcm.datasets import dataset_entry
+from boostcm.datasets import dataset_files, resolve_layout
 from boostcm.datasets.fetch import MIRROR_ENV
 from boostcm.experiments.config import load_schema, validate_config
 from boostcm.experiments.workflow import clear_stale_locks
@@ -61,9 +61,18 @@ def notebook_cmd(notebook, executed, **params):
     return f"papermill --no-progress-bar -k python3 {notebook} {executed} {args}"
 
 
+def data_layout(name):
+    """File layout of a dataset in this run: the first (catalog order) whose files are all in
+    results/data/raw or the mirror, e.g. the yearly HistData file once downloaded, else the
+    monthly files (D59)."""
+    return resolve_layout(name, ["results/data/raw", os.environ.get(MIRROR_ENV)])
+
+
 def raw_files(name):
-    """Raw files of a catalog dataset, under results/data/raw."""
-    return [f"results/data/raw/{f['path']}" for f in dataset_entry(name)["files"]]
+    """Raw files of a catalog dataset (in its layout of this run), under results/data/raw."""
+    return [
+        f"results/data/raw/{f['path']}" for f in dataset_files(name, data_layout(name))
+    ]
 
 
 def processed_files(names):

@@ -29,14 +29,16 @@ def _write_csv(path, table: pd.DataFrame) -> None:
 def _fetch(args) -> None:
     from ..datasets import fetch_dataset
 
-    for path in fetch_dataset(args.dataset, raw_dir=args.raw_dir, mirror=args.mirror):
+    for path in fetch_dataset(
+        args.dataset, raw_dir=args.raw_dir, mirror=args.mirror, layout=args.layout
+    ):
         print(path)
 
 
 def _process(args) -> None:
     from ..datasets import process_dataset
 
-    meta = process_dataset(args.dataset, args.raw_dir, args.out)
+    meta = process_dataset(args.dataset, args.raw_dir, args.out, layout=args.layout)
     mismatches = [k for k, ok in meta.get("matches_paper", {}).items() if not ok]
     if mismatches:
         logging.warning(
@@ -186,6 +188,12 @@ def _add(sub, name, func, help_):
     return p
 
 
+_LAYOUT_HELP = (
+    "file layout of a dataset that has several (histdata-*: yearly or monthly); default: the "
+    "first whose files are all present"
+)
+
+
 def _req(p, *names, **kwargs):
     for name in names:
         p.add_argument(name, required=True, **kwargs)
@@ -202,10 +210,12 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("dataset")
     f.add_argument("--raw-dir", default="results/data/raw")
     f.add_argument("--mirror", default=None, help="mirror folder (default: $BOOSTCM_DATA_MIRROR)")
+    f.add_argument("--layout", default=None, help=_LAYOUT_HELP)
 
     pr = _add(sub, "process", _process, "parse raw files into a processed parquet with metadata")
     pr.add_argument("dataset")
     pr.add_argument("--raw-dir", default="results/data/raw")
+    pr.add_argument("--layout", default=None, help=_LAYOUT_HELP)
     _req(pr, "--out")
 
     t = _add(sub, "dataset-table", _dataset_table, "EB-T1 / EB-T5: dataset properties vs paper")
