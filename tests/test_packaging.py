@@ -28,6 +28,8 @@ OPTIONAL = [
     "tabulate",
     "nbformat",
     "statsmodels",
+    "betacal",
+    "densratio",
 ]
 
 CORE_ONLY = textwrap.dedent(
@@ -46,7 +48,7 @@ CORE_ONLY = textwrap.dedent(
 
     import numpy as np
     import boostcm.metrics, boostcm.exactboost, boostcm.baselines, boostcm.conformal
-    import boostcm.hashing, boostcm.datasets
+    import boostcm.hashing, boostcm.datasets, boostcm.calibration
     from boostcm.exactboost import ExactBoostClassifier
 
     rng = np.random.default_rng(0)
@@ -69,6 +71,18 @@ CORE_ONLY = textwrap.dedent(
         assert "boostcm[data]" in str(exc), exc
     else:
         raise AssertionError("the catalog without yaml did not raise")
+    from boostcm.calibration import HistogramBinning, ULSIF, plot_reliability_diagram
+    s = 1.0 / (1.0 + np.exp(-X[:, 0]))
+    assert HistogramBinning(n_bins=3, random_state=0).fit(s, y).predict(s).shape == (60,)
+    assert ULSIF(sigmas=[1.0], lambdas=[0.1]).fit(X[:30], X[30:]).predict(X).shape == (60,)
+    try:
+        plot_reliability_diagram(s, y)
+    except ImportError as exc:
+        assert "boostcm[workflow]" in str(exc), exc
+    else:
+        raise AssertionError("a plot without matplotlib did not raise")
+    loaded = sorted(set(BLOCKED) & {k.split(".")[0] for k in sys.modules})
+    assert not loaded, loaded
     print("ok")
     """
 )

@@ -99,6 +99,22 @@ def test_ci_profile_builds_tables_and_report(workdir):
     assert "EB-T1" in html and "CP-F4.1" in html and "agrees" in html
 
 
+def test_ci_profile_builds_the_calibration_targets(workdir):
+    work, _ = workdir
+    for target in ("GUPTA-F2", "GUPTA-F3"):
+        verdict = json.loads((work / f"results/verdicts/{target}.json").read_text())
+        assert verdict["status"] in ("agrees", "deviates"), verdict
+        assert verdict["details"]["n_runs"] >= 2 and verdict["rule"]
+        assert (work / f"results/figures/{target}.png").stat().st_size > 0
+        assert (work / f"results/tables/{target}.csv").is_file()
+    for target, output in (
+        ("GUPTA-T1", "tables/GUPTA-T1.md"),
+        ("GUPTA-F1", "figures/GUPTA-F1.png"),
+    ):
+        verdict = json.loads((work / f"results/verdicts/{target}.json").read_text())
+        assert verdict["status"] == "built" and (work / "results" / output).is_file()
+
+
 def test_second_run_does_nothing(workdir):
     work, env = workdir
     out = _run(["-n", "--cores", "2", "--configfile", "config/ci.yaml"], work, env)

@@ -179,6 +179,59 @@ def _bounds_runs(args) -> None:
     write_parquet(args.out, df, {"chunks": len(args.inputs), "settings": settings})
 
 
+# --- calibration under covariate shift (GUPTA-F2, GUPTA-F3) -------------------------------------
+
+
+def _shift_settings(args):
+    import dataclasses
+
+    from .calibration import ShiftSettings
+
+    return ShiftSettings(
+        **{f.name: getattr(args, f.name) for f in dataclasses.fields(ShiftSettings)}
+    )
+
+
+def _calibration_simulate(args) -> None:
+    import dataclasses
+
+    from .calibration import simulate_chunk
+
+    if args.count < 1 or args.first < 0:
+        raise ValueError(f"need --first >= 0 and --count >= 1, got {args.first}, {args.count}")
+    settings = _shift_settings(args)
+    runs, reliability = simulate_chunk(
+        range(args.first, args.first + args.count),
+        seed=args.seed,
+        settings=settings,
+        n_jobs=args.threads,
+    )
+    meta = {"seed": args.seed, **dataclasses.asdict(settings)}
+    meta.update(first=args.first, count=args.count)
+    write_parquet(args.reliability, reliability, meta)
+    write_parquet(args.out, runs, meta)
+
+
+def _calibration_collect(args) -> None:
+    from .calibration import collect_chunks
+
+    if len(args.runs) != len(args.reliability):
+        raise ValueError("give one reliability file per runs file")
+    runs, reliability, settings = collect_chunks(args.runs, args.reliability)
+    write_parquet(args.reliability_out, reliability, settings)
+    write_parquet(args.out, runs, settings)
+
+
+def _calibration_table(args) -> None:
+    from ..report import paper_table, split_pm
+    from .calibration import summary_table
+
+    runs = pd.read_parquet(args.runs)
+    published = paper_table(args.target, args.paper_dir)
+    paper = {r["method"]: split_pm(r["ECE"])[0] for _, r in published.iterrows()}
+    _write_csv(args.out, summary_table(runs, paper, args.paper_run))
+
+
 # --- parser --------------------------------------------------------------------------------------
 
 
@@ -266,6 +319,26 @@ def build_parser() -> argparse.ArgumentParser:
     br = _add(bs, "runs", _bounds_runs, "concatenate chunk files (refusing mixed settings)")
     br.add_argument("inputs", nargs="+")
     _req(br, "--out")
+
+    import dataclasses
+
+    from .calibration import ShiftSettings
+
+    ca = sub.add_parser("calibration", help="calibration under covariate shift (GUPTA-F2, F3)")
+    cas = ca.add_subparsers(dest="step", required=True, metavar="step")
+    cs = _add(cas, "simulate", _calibration_simulate, "runs first..first+count-1 of App. D.4")
+    _req(cs, "--first", "--count", "--seed", type=int)
+    for f in dataclasses.fields(ShiftSettings):
+        _req(cs, "--" + f.name.replace("_", "-"), type=int if f.type == "int" else float)
+    cs.add_argument("--threads", type=int, default=1, help="random-forest threads")
+    _req(cs, "--out", "--reliability")
+    cc = _add(cas, "collect", _calibration_collect, "concatenate chunks (refusing mixed settings)")
+    _req(cc, "--runs", "--reliability", nargs="+")
+    _req(cc, "--out", "--reliability-out")
+    ct = _add(cas, "table", _calibration_table, "GUPTA-F2/F3 table: ECEs beside the published")
+    _req(ct, "--target", choices=("GUPTA-F2", "GUPTA-F3"))
+    _req(ct, "--paper-run", type=int)
+    _req(ct, "--runs", "--paper-dir", "--out")
     return p
 
 

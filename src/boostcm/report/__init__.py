@@ -77,6 +77,36 @@ def compare_to_paper(ours: pd.DataFrame, paper: pd.DataFrame, tolerance: float) 
     return pd.DataFrame(rows, columns=["row", "column", "ours", "paper", "abs_diff", "agrees"])
 
 
+def write_markdown_table(path, title: str, text: str, table: pd.DataFrame) -> None:
+    """Write a target's table as Markdown (title, text, table), atomically.
+
+    Missing values print as empty cells, never as ``nan``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``.md`` file to write.
+    title : str
+        The heading, usually the target ID.
+    text : str
+        Paragraphs printed before the table (the verdict's summary and rule).
+    table : pandas.DataFrame
+        The table.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> from boostcm.report import write_markdown_table
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "T.md"
+    >>> write_markdown_table(path, "T", "one row", pd.DataFrame({"a": [1.0], "notes": [None]}))
+    >>> "nan" in path.read_text()
+    False
+    """
+    shown = table.astype(object).where(table.notna(), "")
+    with atomic_path(path) as tmp:
+        tmp.write_text(f"# {title}\n\n{text}\n\n" + shown.to_markdown(index=False) + "\n")
+
+
 def write_verdict(
     path,
     target_id: str,
