@@ -83,7 +83,9 @@ rule financial_stride:
 
 rule financial_events:
     input:
-        financial_jobs(FI["series"], FI["cal_sizes"], FI["refit_every"]),
+        financial_jobs(
+            FI["series"], FI["cal_sizes"], FI["refit_every"], end=FI["events_end"]
+        ),
     output:
         f"{FI_DIR}/events.csv",
     log:
