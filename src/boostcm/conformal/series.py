@@ -157,6 +157,8 @@ def returns_design(returns: pd.DataFrame, n_lags: int = 10):
     if missing:
         raise ValueError(f"returns lack column(s) {sorted(missing)}; use minute_returns")
     n_lags = check_integer(n_lags, "n_lags", min_value=1)
+    if len(returns) == 0:
+        raise ValueError(f"no run of {n_lags + 1} returns at consecutive minutes (no return)")
     r = check_finite_1d(returns["ret"].to_numpy(), "returns")
     seg = returns["segment"].to_numpy()
     # position of each return inside its segment
