@@ -17,11 +17,13 @@ from boostcm.report.claims import (
     EB_CELLS_AGREE,
     Verdict,
     bound_coverage_verdict,
+    conditional_coverage_verdict,
     correction_verdict,
     coverage_verdict,
     dataset_properties_verdict,
     exactboost_figure_verdict,
     exactboost_table_verdict,
+    financial_coverage_verdict,
     hashing_verdict,
 )
 
@@ -688,6 +690,252 @@ def test_bound_coverage_bad_input():
         bound_coverage_verdict(_runs()[lambda r: r.one_minus_p == 0.5], one, **KW)
     with pytest.raises(ValueError, match="delta_cal"):
         bound_coverage_verdict(_runs(), _bounds(), alpha=0.1, delta_cal=0.0, delta_test=0.005)
+
+
+# --- CP-F4.3: daily coverage of online split CQR on the minute series ----------------------------
+
+FIN_SERIES = ("eurusd", "bcousd", "spxusd")
+
+
+def _daily(coverage=(0.898, 0.898, 0.898), days=80, n=1300, wobble=0.01, low_day=None):
+    """Per series and day: n test minutes, covered = round(n x (coverage +- wobble))."""
+    dates = pd.bdate_range("2021-01-05", periods=days).strftime("%Y-%m-%d")
+    rows = []
+    for s, c in zip(FIN_SERIES, coverage):
+        for i, d in enumerate(dates):
+            p = c + (wobble if i % 2 else -wobble)
+            rows.append({"series": s, "date": d, "n": n, "covered": round(n * p)})
+    df = pd.DataFrame(rows)
+    if low_day is not None:  # (series, n, coverage) of one extra day
+        s, n_day, c = low_day
+        df.loc[len(df)] = {
+            "series": s,
+            "date": "2021-06-01",
+            "n": n_day,
+            "covered": round(n_day * c),
+        }
+    return df
+
+
+def _stride(delta=0.0, days=16, n=1400, discordant=40):
+    dates = pd.bdate_range("2021-02-01", periods=days).strftime("%Y-%m-%d")
+    rows = []
+    for s in FIN_SERIES:
+        for i, d in enumerate(dates):
+            ref = round(0.9 * n)
+            shift = round(delta * n) + (2 if i % 2 else -2)
+            rows.append(
+                {
+                    "series": s,
+                    "date": d,
+                    "stride": 60,
+                    "reference_stride": 1,
+                    "n": n,
+                    "covered_reference": ref,
+                    "covered_stride": ref + shift,
+                    "discordant": max(discordant, abs(shift)),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _fin(daily, stride=None):
+    return financial_coverage_verdict(daily, alpha=0.1, n_cal=500, refit_every=60, stride=stride)
+
+
+def test_financial_coverage_agrees_slightly_below_090():
+    v = _fin(_daily(), _stride())
+    assert v.status == "agrees", v.summary
+    assert "Period 2021-01-05 to 2021-04-26 (the thesis: all of 2021)" in v.summary
+    assert "eurusd 0.8977" in v.summary and "stride check (" in v.summary
+    claims = v.details["claims"]
+    assert len(claims) == 12 and all(c["holds"] for c in claims)
+    assert set(claims[0]) == {"claim", "holds", "evidence"}
+    cell = v.details["cells"][0]
+    assert set(cell) == {"row", "column", "ours", "published", "agrees"} and cell["row"] == "eurusd"
+    assert cell["ours"] == 0.8977 and cell["published"] == 0.895
+    _is_json(v)
+
+
+def test_financial_coverage_deviates_significantly_below_0895():
+    v = _fin(_daily(coverage=(0.898, 0.885, 0.898)))
+    assert v.status == "deviates"
+    failing = [c["claim"] for c in v.details["claims"] if not c["holds"]]
+    assert failing == ["bcousd: marginal coverage above 0.895 (caption)"]
+    assert "Failing: bcousd: marginal coverage above 0.895" in v.summary
+    assert "stride check not run in this profile" in v.summary
+
+
+def test_financial_coverage_accounts_for_the_number_of_test_minutes():
+    # 0.893 over 80 days of 1300 minutes is significantly below 0.895 only if days agree closely
+    few = _daily(coverage=(0.893, 0.898, 0.898), days=5, n=300, wobble=0.0)
+    assert _fin(few).status == "agrees"
+    many = _daily(coverage=(0.893, 0.898, 0.898), days=400, n=1400, wobble=0.0)
+    assert _fin(many).status == "deviates"
+
+
+def test_financial_coverage_deviates_above_090():
+    v = _fin(_daily(coverage=(0.898, 0.898, 0.91)))
+    failing = [c["claim"] for c in v.details["claims"] if not c["holds"]]
+    assert v.status == "deviates" and failing == ["spxusd: marginal coverage slightly below 90%"]
+
+
+def test_financial_coverage_a_drastic_day_deviates_unless_it_is_tiny():
+    v = _fin(_daily(low_day=("eurusd", 1000, 0.79)))
+    assert v.status == "deviates"
+    assert "eurusd 0.790 (2021-06-01)" in v.summary
+    assert _fin(_daily(low_day=("eurusd", 99, 0.5))).status == "agrees"
+    assert _fin(_daily(low_day=("eurusd", 1000, 0.8))).status == "agrees"  # exactly 1 - 2 alpha
+
+
+def test_financial_coverage_stride_check_is_an_equivalence_test():
+    assert _fin(_daily(), _stride(delta=0.01)).status == "deviates"
+    v = _fin(_daily(), _stride(delta=0.001))
+    assert v.status == "agrees", v.summary
+    # a small difference that more noise makes impossible to call equivalent
+    noisy = _stride(delta=0.001, days=2, n=300, discordant=150)
+    v = _fin(_daily(), noisy)
+    assert v.status == "deviates" and "fails" in v.summary
+    rows = v.details["stride_check"]
+    assert rows[0]["stride"] == 60 and rows[0]["reference_stride"] == 1
+
+
+def test_financial_coverage_bad_input():
+    with pytest.raises(ValueError, match="alpha = 0.1"):
+        financial_coverage_verdict(_daily(), alpha=0.2, n_cal=500, refit_every=60)
+    bad = _daily()
+    bad.loc[0, "covered"] = bad.loc[0, "n"] + 1
+    with pytest.raises(ValueError, match="covered <= n"):
+        _fin(bad)
+    bad = _daily()
+    bad.loc[0, "n"] = NAN
+    with pytest.raises(ValueError, match="NaN"):
+        _fin(bad)
+    with pytest.raises(ValueError, match="empty"):
+        _fin(_daily().iloc[:0])
+    with pytest.raises(ValueError, match="lacks column"):
+        _fin(_daily().drop(columns="covered"))
+
+
+# --- CP-T4.1: coverage on events beside thesis Table 4.1 -----------------------------------------
+
+EVENT_KEYS = {
+    "Uptrend": "uptrend",
+    "Downtrend": "downtrend",
+    "High vol.": "high_volatility",
+    "Low vol.": "low_volatility",
+}
+
+
+def _paper_t41(repo):
+    from boostcm.report import paper_table
+
+    return paper_table("CP-T4.1", repo / "config/paper")
+
+
+def _cells(repo, se=0.002, shift=None, series=FIN_SERIES, flat=False, split_shift=0.02):
+    """Our cells = the published values (+ shift {(series, n_cal, column): delta})."""
+    rows = []
+    for _, r in _paper_t41(repo).iterrows():
+        if r["Dataset"] not in series:
+            continue
+        for col, event in EVENT_KEYS.items():
+            n_cal = int(r["Cal. set size"])
+            pub = float(r[col].rstrip("%")) / 100
+            if flat:
+                pub = 0.895
+            pub += (shift or {}).get((r["Dataset"], n_cal, col), 0.0)
+            for reading, c in (("conditional", pub), ("split", pub - split_shift)):
+                rows.append(
+                    {
+                        "series": r["Dataset"],
+                        "n_cal": n_cal,
+                        "event": event,
+                        "column": col,
+                        "reading": reading,
+                        "n": 20000,
+                        "coverage": c,
+                        "se": se,
+                        "first_test": "2021-01-07 00:00:00",
+                        "last_test": "2021-05-20 23:59:00",
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_events_agree_with_the_published_table_itself(repo):
+    v = conditional_coverage_verdict(_cells(repo), _paper_t41(repo), alpha=0.1)
+    assert v.status == "agrees", v.summary
+    assert v.summary.startswith("Period 2021-01-07 to 2021-05-20")
+    assert "36 of 36 cells within tolerance" in v.summary
+    cell = v.details["cells"][0]
+    assert {"row", "column", "ours", "published", "agrees"} <= set(cell)
+    assert cell["row"] == "eurusd, 500" and cell["column"] == "Uptrend"
+    assert cell["published"] == pytest.approx(0.8876)
+    assert all(c["holds"] for c in v.details["claims"]) and len(v.details["claims"]) == 2
+    # the plain split-CP reading, 2 points lower, is reported and does not decide
+    assert not any(c["agrees"] for c in v.details["cells_split"])
+    _is_json(v)
+
+
+def test_events_cell_tolerance_grows_with_fewer_test_points(repo):
+    shift = {("bcousd", 1000, "High vol."): 0.02}
+    tight = conditional_coverage_verdict(_cells(repo, shift=shift), _paper_t41(repo), alpha=0.1)
+    assert tight.status == "deviates" and "35 of 36" in tight.summary
+    assert "largest gap bcousd, 1000 High vol." in tight.summary
+    loose = conditional_coverage_verdict(
+        _cells(repo, se=0.01, shift=shift), _paper_t41(repo), alpha=0.1
+    )
+    assert loose.status == "agrees", loose.summary
+
+
+def test_events_deviate_when_larger_calibration_sets_do_not_help(repo):
+    v = conditional_coverage_verdict(_cells(repo, flat=True), _paper_t41(repo), alpha=0.1)
+    assert v.status == "deviates"
+    holds = {c["claim"].split(" (")[0]: c["holds"] for c in v.details["claims"]}
+    assert holds["larger calibration sets improve coverage"] is False
+
+
+def test_events_deviate_far_from_nominal(repo):
+    shift = {(s, c, col): -0.05 for s in FIN_SERIES for c in (500,) for col in EVENT_KEYS}
+    v = conditional_coverage_verdict(
+        _cells(repo, se=0.03, shift=shift), _paper_t41(repo), alpha=0.1
+    )
+    assert v.status == "agrees"  # se 0.03: nothing is significant
+    v = conditional_coverage_verdict(
+        _cells(repo, se=0.001, shift=shift), _paper_t41(repo), alpha=0.1
+    )
+    assert v.status == "deviates"
+    assert v.details["claims"][0]["holds"] is False
+
+
+def test_events_judge_only_what_was_run(repo):
+    v = conditional_coverage_verdict(_cells(repo, series=("eurusd",)), _paper_t41(repo), alpha=0.1)
+    assert v.status == "agrees" and "12 of 12" in v.summary
+    assert "Not computed in this run: 24 published cells" in v.summary
+    assert len(v.details["not_judged"]) == 24
+    only_500 = _cells(repo)
+    only_500 = only_500[only_500["n_cal"] == 500]
+    v = conditional_coverage_verdict(only_500, _paper_t41(repo), alpha=0.1)
+    assert len(v.details["claims"]) == 1  # the n_cal claim needs 500 and 5000
+
+
+def test_events_bad_input(repo):
+    paper = _paper_t41(repo)
+    with pytest.raises(ValueError, match="alpha = 0.1"):
+        conditional_coverage_verdict(_cells(repo), paper, alpha=0.05)
+    with pytest.raises(ValueError, match="no published cell"):
+        conditional_coverage_verdict(_cells(repo).assign(series="x"), paper, alpha=0.1)
+    bad = paper.copy()
+    bad.loc[0, "Uptrend"] = "n/a"
+    with pytest.raises(ValueError, match="unparsable cell"):
+        conditional_coverage_verdict(_cells(repo), bad, alpha=0.1)
+    nan = _cells(repo)
+    nan.loc[0, "coverage"] = NAN
+    with pytest.raises(ValueError, match="NaN"):
+        conditional_coverage_verdict(nan, paper, alpha=0.1)
+    with pytest.raises(ValueError, match="readings"):
+        conditional_coverage_verdict(_cells(repo).replace("split", "other"), paper, alpha=0.1)
 
 
 # --- the verdict, its JSON and the report ---------------------------------------------------------

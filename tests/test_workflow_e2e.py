@@ -124,6 +124,16 @@ def test_ci_profile_builds_the_calibration_targets(workdir):
         assert verdict["status"] == "built" and (work / "results" / output).is_file()
 
 
+def test_ci_profile_builds_the_financial_targets(workdir):
+    work, _ = workdir
+    for target in ("CP-F4.3", "CP-T4.1"):
+        verdict = json.loads((work / f"results/verdicts/{target}.json").read_text())
+        assert verdict["status"] in ("agrees", "deviates"), verdict
+        assert "Period 2021-01-18 to 2021-01-21" in verdict["summary"], verdict["summary"]
+        assert (work / f"results/figures/{target}.png").stat().st_size > 0
+        assert (work / f"results/tables/{target}.csv").is_file()
+
+
 def test_second_run_does_nothing(workdir):
     work, env = workdir
     out = _run(["-n", "--cores", "2", "--configfile", "config/ci.yaml"], work, env)

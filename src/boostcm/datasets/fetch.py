@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .._io import atomic_path, sha256_file
 from .._optional import import_optional
-from .catalog import dataset_entry
+from .catalog import dataset_entry, dataset_files, resolve_layout
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,7 @@ def fetch_dataset(
     catalog: str | None = None,
     lock_file: str | os.PathLike | None = None,
     retries: int = 3,
+    layout: str | None = None,
 ) -> list[Path]:
     """Make every raw file of a dataset present under raw_dir, with verified checksums.
 
@@ -92,6 +93,10 @@ def fetch_dataset(
         ``config/datasets.lock.tsv``.
     retries : int, default=3
         Download attempts per file.
+    layout : str or None, default=None
+        For datasets whose files come in several layouts (the 2021 one-minute series: yearly or
+        monthly files), the layout to fetch; None means the first one whose files are all in
+        raw_dir or the mirror (`resolve_layout`).
 
     Returns
     -------
@@ -114,8 +119,10 @@ def fetch_dataset(
     entry = dataset_entry(name, catalog)
     mirror_dir = resolve_mirror(mirror)
     lock = Path(lock_file or os.environ.get(LOCK_FILE_ENV, DEFAULT_LOCK_FILE))
+    if layout is None:
+        layout = resolve_layout(name, [raw_dir, mirror_dir], catalog)
     out = []
-    for spec in entry["files"]:
+    for spec in dataset_files(name, layout, catalog):
         out.append(_fetch_file(name, entry, spec, Path(raw_dir), mirror_dir, lock, retries))
     return out
 

@@ -29,14 +29,16 @@ def _write_csv(path, table: pd.DataFrame) -> None:
 def _fetch(args) -> None:
     from ..datasets import fetch_dataset
 
-    for path in fetch_dataset(args.dataset, raw_dir=args.raw_dir, mirror=args.mirror):
+    for path in fetch_dataset(
+        args.dataset, raw_dir=args.raw_dir, mirror=args.mirror, layout=args.layout
+    ):
         print(path)
 
 
 def _process(args) -> None:
     from ..datasets import process_dataset
 
-    meta = process_dataset(args.dataset, args.raw_dir, args.out)
+    meta = process_dataset(args.dataset, args.raw_dir, args.out, layout=args.layout)
     mismatches = [k for k, ok in meta.get("matches_paper", {}).items() if not ok]
     if mismatches:
         logging.warning(
@@ -342,6 +344,56 @@ def _calibration_table(args) -> None:
     _write_csv(args.out, summary_table(runs, paper, args.paper_run))
 
 
+# --- financial series (CP-F4.3, CP-T4.1) --------------------------------------------------------
+
+
+def _weekdays(text: str) -> list[str]:
+    """'Friday,Sunday' -> ['Friday', 'Sunday']; '' -> []."""
+    return [d.strip() for d in text.split(",") if d.strip()]
+
+
+def _financial_week(args) -> None:
+    from .financial import run_job
+
+    points, job = run_job(
+        args.processed,
+        args.week,
+        series=args.series,
+        n_lags=args.n_lags,
+        drop_weekdays=_weekdays(args.drop_weekdays),
+        n_train=args.n_train,
+        n_cal=args.n_cal,
+        alpha=args.alpha,
+        refit_every=args.refit_every,
+        trend_length=args.trend_length,
+        volatility_window=args.volatility_window,
+        volatility_quantile=args.volatility_quantile,
+    )
+    write_parquet(args.out, points, job)
+    print(
+        f"{args.series} week {args.week}: {job['test_points']} test points "
+        f"({job['first_test']} .. {job['last_test']})"
+    )
+
+
+def _financial_daily(args) -> None:
+    from .financial import daily_coverage, read_jobs
+
+    _write_csv(args.out, daily_coverage(read_jobs(args.jobs)))
+
+
+def _financial_stride(args) -> None:
+    from .financial import read_jobs, stride_check_table
+
+    _write_csv(args.out, stride_check_table(read_jobs(args.jobs), args.reference_stride))
+
+
+def _financial_events(args) -> None:
+    from .financial import event_cells, read_jobs
+
+    _write_csv(args.out, event_cells(read_jobs(args.jobs)))
+
+
 # --- parser --------------------------------------------------------------------------------------
 
 
@@ -349,6 +401,12 @@ def _add(sub, name, func, help_):
     p = sub.add_parser(name, help=help_, description=help_)
     p.set_defaults(func=func)
     return p
+
+
+_LAYOUT_HELP = (
+    "file layout of a dataset that has several (histdata-*: yearly or monthly); default: the "
+    "first whose files are all present"
+)
 
 
 def _req(p, *names, **kwargs):
@@ -367,10 +425,12 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("dataset")
     f.add_argument("--raw-dir", default="results/data/raw")
     f.add_argument("--mirror", default=None, help="mirror folder (default: $BOOSTCM_DATA_MIRROR)")
+    f.add_argument("--layout", default=None, help=_LAYOUT_HELP)
 
     pr = _add(sub, "process", _process, "parse raw files into a processed parquet with metadata")
     pr.add_argument("dataset")
     pr.add_argument("--raw-dir", default="results/data/raw")
+    pr.add_argument("--layout", default=None, help=_LAYOUT_HELP)
     _req(pr, "--out")
 
     t = _add(sub, "dataset-table", _dataset_table, "EB-T1 / EB-T5: dataset properties vs paper")
@@ -495,6 +555,25 @@ def build_parser() -> argparse.ArgumentParser:
     _req(ct, "--target", choices=("GUPTA-F2", "GUPTA-F3"))
     _req(ct, "--paper-run", type=int)
     _req(ct, "--runs", "--paper-dir", "--out")
+
+    fi = sub.add_parser("financial", help="online split CQR on minute series (CP-F4.3, CP-T4.1)")
+    fis = fi.add_subparsers(dest="step", required=True, metavar="step")
+    fw = _add(fis, "week", _financial_week, "one job: series x week x n_cal x refit stride")
+    _req(fw, "--series", "--processed", "--week", "--out")
+    _req(fw, "--drop-weekdays", help="comma-separated weekday names ('' keeps every day)")
+    ints = ("--n-lags", "--n-train", "--n-cal", "--refit-every", "--trend-length")
+    _req(fw, *ints, "--volatility-window", type=int)
+    _req(fw, "--alpha", "--volatility-quantile", type=float)
+    fd = _add(fis, "daily", _financial_daily, "CP-F4.3 table: daily coverage per series")
+    fd.add_argument("jobs", nargs="+", help="job parquet files (one n_cal, one stride)")
+    _req(fd, "--out")
+    fs = _add(fis, "stride", _financial_stride, "stride check: stride 1 vs the chosen stride")
+    fs.add_argument("jobs", nargs="+", help="job parquet files of both strides")
+    _req(fs, "--reference-stride", type=int)
+    _req(fs, "--out")
+    fe = _add(fis, "events", _financial_events, "CP-T4.1 table: coverage on events")
+    fe.add_argument("jobs", nargs="+", help="job parquet files (every n_cal, one stride)")
+    _req(fe, "--out")
     return p
 
 
