@@ -166,7 +166,27 @@ def _check_fitted(obj):
         raise ValueError(f"this {type(obj).__name__} is not fitted yet: call fit first")
 
 
-class FixedWidthBinning(BaseEstimator):
+class _Binning(BaseEstimator):
+    """A fitted partition of [0, 1] into half-open bins (``edges_``)."""
+
+    def apply(self, scores) -> np.ndarray:
+        """Bin index (0-based) of each score.
+
+        Parameters
+        ----------
+        scores : array-like of shape (m,)
+            Scores in [0, 1].
+
+        Returns
+        -------
+        ndarray of int64, shape (m,)
+            Bin indices in 0, ..., n_bins_ - 1.
+        """
+        _check_fitted(self)
+        return assign_bins(scores, self.edges_)
+
+
+class FixedWidthBinning(_Binning):
     """Fixed-width binning of [0, 1] into `n_bins` bins (Section 4.2).
 
     Parameters
@@ -215,24 +235,8 @@ class FixedWidthBinning(BaseEstimator):
         self.n_bins_ = self.edges_.shape[0] - 1
         return self
 
-    def apply(self, scores) -> np.ndarray:
-        """Bin index (0-based) of each score.
 
-        Parameters
-        ----------
-        scores : array-like of shape (m,)
-            Scores in [0, 1].
-
-        Returns
-        -------
-        ndarray of int64, shape (m,)
-            Bin indices in 0, ..., n_bins_ - 1.
-        """
-        _check_fitted(self)
-        return assign_bins(scores, self.edges_)
-
-
-class UniformMassBinning(BaseEstimator):
+class UniformMassBinning(_Binning):
     """Uniform-mass binning: edges at the empirical (j/B)-quantiles of the fitted scores (Section 4.2).
 
     Fit it on the quantile split D_cal^1 only; the bin probabilities are then estimated on the
@@ -287,19 +291,3 @@ class UniformMassBinning(BaseEstimator):
         self.edges_ = uniform_mass_edges(scores, self.n_bins, duplicates=self.duplicates)
         self.n_bins_ = self.edges_.shape[0] - 1
         return self
-
-    def apply(self, scores) -> np.ndarray:
-        """Bin index (0-based) of each score.
-
-        Parameters
-        ----------
-        scores : array-like of shape (m,)
-            Scores in [0, 1].
-
-        Returns
-        -------
-        ndarray of int64, shape (m,)
-            Bin indices in 0, ..., n_bins_ - 1.
-        """
-        _check_fitted(self)
-        return assign_bins(scores, self.edges_)

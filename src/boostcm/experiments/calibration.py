@@ -31,7 +31,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._io import derive_rng, derive_seed_sequence, read_parquet_metadata
+from .._io import common_settings, derive_rng, derive_seed_sequence
 from ..calibration import (
     ULSIF,
     HistogramBinning,
@@ -335,17 +335,7 @@ def collect_chunks(run_files, reliability_files):
     """
     if not run_files:
         raise ValueError("no chunk files given")
-    settings = None
-    for f in run_files:
-        meta = read_parquet_metadata(f)
-        common = {k: v for k, v in meta.items() if k not in ("first", "count")}
-        if settings is None:
-            settings = common
-        elif common != settings:
-            diff = sorted(
-                k for k in set(common) | set(settings) if common.get(k) != settings.get(k)
-            )
-            raise ValueError(f"chunk {f} was run with other settings ({', '.join(diff)})")
+    settings = common_settings(run_files, exclude=("first", "count"))
     runs = pd.concat([pd.read_parquet(f) for f in run_files], ignore_index=True)
     if runs["sim"].duplicated().any():
         raise ValueError("a simulation index appears in two chunks")

@@ -25,7 +25,7 @@ import functools
 import numpy as np
 import pandas as pd
 
-from .._io import read_parquet_metadata
+from .._io import common_settings, read_parquet_metadata
 from .._stats import batch_means_se
 from .._validation import check_integer
 from ..conformal.online import sliding_window_cqr
@@ -235,17 +235,9 @@ def run_job(processed, week: str, *, series: str, n_lags: int, drop_weekdays, **
 
 def read_jobs(paths) -> pd.DataFrame:
     """Concatenate job files, refusing files run with other shared settings (a stale file)."""
-    frames, settings = [], None
-    for path in paths:
-        meta = read_parquet_metadata(path)
-        these = {k: meta.get(k) for k in SHARED_SETTINGS}
-        if settings is None:
-            settings = these
-        elif these != settings:
-            raise ValueError(f"{path} was run with {these}, other job files with {settings}")
-        frames.append(pd.read_parquet(path))
-    if not frames:
-        raise ValueError("no job files to aggregate")
+    paths = list(paths)
+    settings = common_settings(paths, SHARED_SETTINGS)
+    frames = [pd.read_parquet(path) for path in paths]
     df = pd.concat([f for f in frames if len(f)] or frames[:1], ignore_index=True)
     df.attrs["settings"] = settings
     return df.sort_values(["series", "n_cal", "refit_every", "time"]).reset_index(drop=True)
