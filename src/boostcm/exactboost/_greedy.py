@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from ..metrics._kernels import AUC, BOUND, BOUND_MARGIN, VALUE, _pair2, badness, pair2_merge
-from ._interval import BIG, box_offsets, by_class, point_offsets, scatter, xi_half
+from ._interval import BIG, box_offsets, by_class, point_offsets, runs_value, scatter, xi_half
 from ._workspace import SearchResult
 
 SPLIT_SHARE = 8  # AUC levels share the left/right pairs once undecided <= m / SPLIT_SHARE
@@ -63,19 +63,7 @@ def _point_value(loss, pts, ncls, runs, buf_neg, buf_pos, xi, a, b):
     """Badness of the stump (xi, a, b); its partition goes to `runs`."""
     scatter(pts, ncls, xi, xi, runs.vals, runs.start, runs.length)
     mth = point_offsets(a, b, loss.theta, loss.mscale, runs.off_neg, runs.off_pos)
-    return badness(
-        loss.metric,
-        runs.vals,
-        runs.start,
-        runs.length,
-        runs.off_neg,
-        runs.off_pos,
-        mth,
-        loss.k,
-        VALUE,
-        buf_neg,
-        buf_pos,
-    )
+    return runs_value(loss, runs, mth, buf_neg, buf_pos)
 
 
 @njit(cache=True, nogil=True)

@@ -135,10 +135,9 @@ def d_offsets(d_lo, d_hi, theta, mscale, off_neg, off_pos):
 
 
 @njit(cache=True, nogil=True)
-def d_value(loss, runs, d, buf_neg, buf_pos):
-    """Badness of the stump with d = b - a on the partition `runs` holds (its offsets are
-    overwritten; `buf_neg`, `buf_pos`: merge buffers)."""
-    mth = d_offsets(d, d, loss.theta, loss.mscale, runs.off_neg, runs.off_pos)
+def runs_value(loss, runs, mth, buf_neg, buf_pos):
+    """Badness of the stump whose offsets (`runs.off_neg`, `runs.off_pos`, margin threshold
+    `mth`) are set on the partition `runs` holds (`buf_neg`, `buf_pos`: merge buffers)."""
     return badness(
         loss.metric,
         runs.vals,
@@ -152,3 +151,11 @@ def d_value(loss, runs, d, buf_neg, buf_pos):
         buf_neg,
         buf_pos,
     )
+
+
+@njit(cache=True, nogil=True)
+def d_value(loss, runs, d, buf_neg, buf_pos):
+    """Badness of the stump with d = b - a on the partition `runs` holds (its offsets are
+    overwritten; `buf_neg`, `buf_pos`: merge buffers)."""
+    mth = d_offsets(d, d, loss.theta, loss.mscale, runs.off_neg, runs.off_pos)
+    return runs_value(loss, runs, mth, buf_neg, buf_pos)

@@ -210,6 +210,18 @@ def _eb_meta(meta: dict, args) -> dict:
     return {**meta, "data_file": args.data}
 
 
+def _eb_fold_kwargs(args) -> dict:
+    """The keywords every estimator and base-model job shares: its dataset, fold and CV protocol."""
+    return dict(
+        dataset=args.dataset,
+        fold=args.fold,
+        n_folds=args.n_folds,
+        cv_seed=args.cv_seed,
+        seed=args.seed,
+        pak_fraction=args.pak_fraction,
+    )
+
+
 def _eb_run(args, run_one) -> None:
     """Run the jobs of one call on one loaded dataset; write each job's file as it finishes (a
     failure leaves the files of the jobs before it, which Snakemake removes with the rest)."""
@@ -231,13 +243,8 @@ def _eb_estimator(args) -> None:
         lambda X, y, method, settings: run_estimator_job(
             X,
             y,
-            dataset=args.dataset,
-            fold=args.fold,
             method=method,
-            n_folds=args.n_folds,
-            cv_seed=args.cv_seed,
-            seed=args.seed,
-            pak_fraction=args.pak_fraction,
+            **_eb_fold_kwargs(args),
             settings=settings,
         ),
     )
@@ -251,13 +258,8 @@ def _eb_base(args) -> None:
         lambda X, y, method, settings: run_base_job(
             X,
             y,
-            dataset=args.dataset,
-            fold=args.fold,
             method=method,
-            n_folds=args.n_folds,
-            cv_seed=args.cv_seed,
-            seed=args.seed,
-            pak_fraction=args.pak_fraction,
+            **_eb_fold_kwargs(args),
             ensembling_fraction=args.ensembling_fraction,
         ),
     )
