@@ -168,6 +168,12 @@ def test_clear_errors(params, data, match):
         ExactBoostClassifier(**{**SMALL, **params}).fit(X, y)
 
 
+def test_one_class_error_names_the_class_present():
+    X, _ = make_data(n=40)
+    with pytest.raises(ValueError, match=r"single class \('spam', 40 rows\)"):
+        ExactBoostClassifier(**SMALL).fit(X, np.full(40, "spam"))
+
+
 def test_scores_and_labels():
     X, y = make_data(seed=9)
     labels = np.where(y == 1, "yes", "no")

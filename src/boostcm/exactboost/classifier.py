@@ -233,13 +233,13 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
                 "Only binary classification is supported. "
                 f"ExactBoostClassifier got y with {classes.shape[0]} classes"
             )
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"y contains a single class ({classes[0].item()!r}, {y.shape[0]} rows); "
+                "ExactBoostClassifier needs rows of two classes"
+            )
         self.classes_ = classes
-        y01 = (
-            (y == classes[-1]).astype(np.int64)
-            if classes.shape[0] == 2
-            else np.zeros(y.shape[0], np.int64)
-        )
-        return check_binary_labels(y01)
+        return check_binary_labels((y == classes[-1]).astype(np.int64))
 
     # -- fitting ----------------------------------------------------------------------------
     def fit(self, X, y, init_score=None):
