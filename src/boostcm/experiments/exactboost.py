@@ -76,7 +76,7 @@ TARGET_LOSS = {
 # the exact baseline of each loss in the supplementary tables and as "Exact Bench." of EB-T4
 EXACT_BASELINE_OF = {"auc": "rankboost", "ks": "dmks", "pak": "toppush"}
 BASE_MODELS = tuple(SURROGATES)  # the six base models of the ensemblers, in this column order
-# the ensemblers: ExactBoost (S0 = 0), the six surrogates and the exact baseline of each loss
+# the ensemblers: ExactBoost (from a random start, D8), the six surrogates and the exact baseline of each loss
 ENSEMBLERS = (*EXACTBOOST, *SURROGATES, *EXACT_BASELINE_OF.values())
 EXACTBOOST_KEYS = ("n_estimators", "n_rounds", "margin", "subsample", "colsample", "search", "init")
 
