@@ -423,7 +423,10 @@ def test_every_table_aggregates_exactly_the_jobs_it_asks_for(full_config, repo, 
 
 def test_job_settings_pass_exactboost_settings_only_to_exactboost(full_config):
     cfg = full_config["exactboost"]
+    assert cfg["model"]["estimator_init"] == cfg["model"]["ensembler_init"] == "random"  # D8
     assert eb.job_model_settings(cfg, "knn", "estimator") == {}
+    # each stage reads its own start
+    cfg = {**cfg, "model": {**cfg["model"], "ensembler_init": "zeros"}}
     est = eb.job_model_settings(cfg, "exactboost-pak", "estimator")
     ens = eb.job_model_settings(cfg, "exactboost-pak", "ensembler")
     assert est["n_estimators"] == 250 and est["init"] == "random" and ens["init"] == "zeros"
