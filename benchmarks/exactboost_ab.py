@@ -10,7 +10,14 @@ compile run first). Rows (one per fit, wall and CPU seconds) are appended to `--
 summary printed at the end is the median CPU seconds per version and cell and their ratio
 new / old (CPU seconds: on a loaded machine wall seconds also count the waits for a core).
 
+With `--in-process`, both versions are imported into one process (the old one under the
+name ``boostcm_old``: the exactboost and metrics packages import each other relatively) and the
+fits of a cell alternate within it. Each pair of fits then shares the process, its memory and
+the machine's load of that moment, which removes the process-to-process spread of the default
+design; the summary adds the median of the per-pair ratios.
+
     python benchmarks/exactboost_ab.py --old-rev main
+    python benchmarks/exactboost_ab.py --old-rev main --in-process --repeats 12
 """
 
 from __future__ import annotations
@@ -28,6 +35,35 @@ from pathlib import Path
 from exactboost_bench import CHILD
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+# One process, both versions: argv = old_src, dataset, metric, n_estimators, search, repeats.
+# Prints one JSON line per fit: version, repeat, wall, cpu.
+PAIRED_CHILD = r"""
+import importlib.util, json, sys, time
+from pathlib import Path
+import numpy as np
+old_src, name, metric, E, search, reps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
+init = Path(old_src) / "boostcm" / "__init__.py"
+spec = importlib.util.spec_from_file_location("boostcm_old", init, submodule_search_locations=[str(init.parent)])
+old_pkg = importlib.util.module_from_spec(spec)
+sys.modules["boostcm_old"] = old_pkg
+spec.loader.exec_module(old_pkg)
+import importlib
+Old = importlib.import_module("boostcm_old.exactboost").ExactBoostClassifier
+from boostcm.datasets import load_dataset
+from boostcm.exactboost import ExactBoostClassifier as New
+X, y = load_dataset(name)
+few = np.r_[np.flatnonzero(y == 0)[:30], np.flatnonzero(y == 1)[:30]]
+for C in (Old, New):
+    C(metric=metric, n_estimators=2, n_rounds=2, search=search).fit(X[few], y[few])  # compile
+for rep in range(reps):
+    for version in (("old", "new") if rep % 2 == 0 else ("new", "old")):
+        C = Old if version == "old" else New
+        t0 = time.perf_counter(); c0 = time.process_time()
+        C(metric=metric, n_estimators=E, random_state=0, n_jobs=1, search=search).fit(X, y)
+        print(json.dumps(dict(version=version, repeat=rep, wall=time.perf_counter() - t0, cpu=time.process_time() - c0)), flush=True)
+"""
 FIELDS = [
     "version",
     "rev",
@@ -76,6 +112,34 @@ def fit_seconds(src, name, metric, n_est, search):
     return r["wall"], r["cpu"]
 
 
+def paired_fits(old_src, new_src, name, metric, n_est, search, repeats):
+    """Wall and CPU seconds of `repeats` alternating old/new fits in one fresh process (the new
+    version on PYTHONPATH, the old one imported as ``boostcm_old``); yields dicts version,
+    repeat, wall, cpu."""
+    env = dict(os.environ, PYTHONPATH=str(new_src), NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            PAIRED_CHILD,
+            str(old_src),
+            name,
+            metric,
+            str(n_est),
+            search,
+            str(repeats),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        cwd=tempfile.gettempdir(),
+    )
+    for line in out.stdout.strip().splitlines():
+        if line.startswith("{"):
+            yield json.loads(line)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--old-rev", required=True, help="git revision of the old version")
@@ -85,6 +149,11 @@ def main(argv=None):
     ap.add_argument("--n-estimators", type=int, default=250)
     ap.add_argument("--search", default="greedy")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument(
+        "--in-process",
+        action="store_true",
+        help="alternate old and new fits of a cell within one process (paired design)",
+    )
     args = ap.parse_args(argv)
     old_rev = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", args.old_rev],
@@ -111,34 +180,55 @@ def main(argv=None):
             w = csv.DictWriter(fh, FIELDS)
             if new_file:
                 w.writeheader()
-            for rep in range(args.repeats):
-                order = ["old", "new"] if rep % 2 == 0 else ["new", "old"]
+
+            def record(version, rep, name, metric, sec, cpu):
+                times.setdefault((name, metric, version), []).append(cpu)
+                row = dict(
+                    version=version,
+                    rev=versions[version][0],
+                    dataset=name,
+                    metric=metric,
+                    search=args.search,
+                    n_estimators=args.n_estimators,
+                    repeat=rep,
+                    seconds=round(sec, 4),
+                    cpu_seconds=round(cpu, 4),
+                )
+                w.writerow(row)
+                fh.flush()
+                print(row, flush=True)
+
+            if args.in_process:
                 for name, metric in cells:
-                    for version in order:
-                        rev, src = versions[version]
-                        sec, cpu = fit_seconds(src, name, metric, args.n_estimators, args.search)
-                        times.setdefault((name, metric, version), []).append(cpu)
-                        row = dict(
-                            version=version,
-                            rev=rev,
-                            dataset=name,
-                            metric=metric,
-                            search=args.search,
-                            n_estimators=args.n_estimators,
-                            repeat=rep,
-                            seconds=round(sec, 4),
-                            cpu_seconds=round(cpu, 4),
-                        )
-                        w.writerow(row)
-                        fh.flush()
-                        print(row, flush=True)
+                    fits = paired_fits(
+                        versions["old"][1],
+                        versions["new"][1],
+                        name,
+                        metric,
+                        args.n_estimators,
+                        args.search,
+                        args.repeats,
+                    )
+                    for f in fits:
+                        record(f["version"], f["repeat"], name, metric, f["wall"], f["cpu"])
+            else:
+                for rep in range(args.repeats):
+                    order = ["old", "new"] if rep % 2 == 0 else ["new", "old"]
+                    for name, metric in cells:
+                        for version in order:
+                            sec, cpu = fit_seconds(
+                                versions[version][1], name, metric, args.n_estimators, args.search
+                            )
+                            record(version, rep, name, metric, sec, cpu)
     print(f"\nCPU seconds, median of {args.repeats} (old = {old_rev}, new = {new_rev})")
-    print("| dataset | metric | old (s) | new (s) | new / old |")
-    print("|---|---|---|---|---|")
+    print("| dataset | metric | old (s) | new (s) | new / old | median pair ratio |")
+    print("|---|---|---|---|---|---|")
     for name, metric in cells:
-        old = statistics.median(times[(name, metric, "old")])
-        new = statistics.median(times[(name, metric, "new")])
-        print(f"| {name} | {metric} | {old:.2f} | {new:.2f} | {new / old:.3f} |")
+        old_cpu = times[(name, metric, "old")]
+        new_cpu = times[(name, metric, "new")]
+        old, new = statistics.median(old_cpu), statistics.median(new_cpu)
+        pairs = statistics.median(n / o for o, n in zip(old_cpu, new_cpu))
+        print(f"| {name} | {metric} | {old:.2f} | {new:.2f} | {new / old:.3f} | {pairs:.3f} |")
 
 
 if __name__ == "__main__":
