@@ -241,8 +241,10 @@ def fit_run(Xt, y, s_init, plan, seed, trace):
 
 
 @njit(cache=True, nogil=True)
-def predict_runs(Xt, s_init, feat, xi, a, b, lo, scale):
-    """Average over runs of the scores given by each run's accepted stumps (feat >= 0)."""
+def predict_runs(Xt, s_init, stumps):
+    """Average over runs of the scores that each run's accepted stumps (`stumps`: Stumps,
+    ``feat >= 0``) give from the initial scores `s_init`; `Xt` is X transposed."""
+    feat, xi, a, b, lo, scale = stumps
     p, n = Xt.shape
     n_runs, n_rounds = feat.shape
     out = np.zeros(n)

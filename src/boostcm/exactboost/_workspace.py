@@ -100,6 +100,27 @@ class RunTrace(NamedTuple):
     loss: np.ndarray
 
 
+class Stumps(NamedTuple):
+    """A fitted model's accepted rounds, one row per run (what ``_booster.predict_runs`` reads).
+
+    Attributes
+    ----------
+    feat : ndarray of int64, shape (E, T)
+        Feature of each round's stump; -1 when the round was rejected.
+    xi, a, b : ndarray of float64, shape (E, T)
+        The stumps: ``a if x[feat] <= xi else b``.
+    lo, scale : ndarray of float64, shape (E, T)
+        The min-max normalisation after each stump: ``s -> (s - lo) / scale``.
+    """
+
+    feat: np.ndarray
+    xi: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    lo: np.ndarray
+    scale: np.ndarray
+
+
 def make_trace(n_rounds):
     """The arrays a run of `n_rounds` rounds fills: rounds rejected, identity normalisation.
 

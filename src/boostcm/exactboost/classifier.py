@@ -25,7 +25,7 @@ from .._validation import (
 from ..metrics._kernels import METRIC_IDS, PAK, badness_to_loss
 from ._booster import fit_run, predict_runs
 from ._search import PRECISION_BITS, SEARCH_IDS
-from ._workspace import MarginLoss, RunPlan, make_trace
+from ._workspace import MarginLoss, RunPlan, Stumps, make_trace
 from .stump import MARGIN_SCALINGS
 
 __all__ = ["ExactBoostClassifier"]
@@ -368,9 +368,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
 
     # -- prediction -------------------------------------------------------------------------
     def _raw_scores(self, X, s_init):
-        return predict_runs(
-            np.ascontiguousarray(X.T),
-            s_init,
+        stumps = Stumps(
             self.stump_feature_,
             self.stump_threshold_,
             self.stump_a_,
@@ -378,6 +376,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             self.stump_shift_,
             self.stump_scale_,
         )
+        return predict_runs(np.ascontiguousarray(X.T), s_init, stumps)
 
     def _initial(self, n, init_score):
         if self.init_shift_ is not None:
