@@ -14,7 +14,7 @@ Formulations: docs/baselines.md; every departure from the papers: docs/decisions
 
 from __future__ import annotations
 
-from .aatp import AccuracyAtTheTop
+from .aatp import AccuracyAtTheTop, aatp_for_rates
 from .dmks import DMKS
 from .plugin import PluginLogistic
 from .quantile import QuantileSurrogate, quantile_estimate, quantile_weights
@@ -35,6 +35,7 @@ __all__ = [
     "REGISTRY",
     "SURROGATES",
     "TARGET_METRIC",
+    "aatp_for_rates",
     "make_estimator",
     "quantile_estimate",
     "quantile_weights",
