@@ -117,7 +117,7 @@ def test_one_class_labels_are_refused(make):
 
 def test_aatp_dual_coordinate_descent_matches_liblinear():
     X, y = _data(n=60, p=3, seed=8, noise=1.5)
-    fast = AccuracyAtTheTop(tau=0.1, C=1.0, solver="dcd", max_iter=5000).fit(X, y)
+    fast = AccuracyAtTheTop(tau=0.1, C=1.0, solver="dcd", tol=1e-6, max_iter=5000).fit(X, y)
     slow = AccuracyAtTheTop(tau=0.1, C=1.0, solver="liblinear", max_iter=20000).fit(X, y)
     assert fast.quantile_gap_ == slow.quantile_gap_
     np.testing.assert_allclose(fast.objective_, slow.objective_, rtol=1e-3)

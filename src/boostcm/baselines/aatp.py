@@ -126,8 +126,9 @@ class AccuracyAtTheTop(ScoringClassifier):
         ``"dcd"``: compiled dual coordinate descent warm-started from candidate to candidate
         (hinge; lbfgs warm-started for the logistic variant). ``"liblinear"``: scikit-learn's
         ``LinearSVC`` (or ``LogisticRegression``) from scratch for every candidate.
-    tol : float, default=1e-6
-        Relative duality gap at which ``"dcd"`` stops a candidate's problem; > 0. The
+    tol : float, default=1e-2
+        Relative duality gap at which ``"dcd"`` stops a candidate's problem, so its objective is
+        within a share `tol` of the optimum; > 0. The
         ``"liblinear"`` solver keeps LIBLINEAR's criterion at 1e-5.
 
     Attributes
@@ -181,7 +182,7 @@ class AccuracyAtTheTop(ScoringClassifier):
         standardize: bool = True,
         max_iter: int = 2000,
         solver: str = "dcd",
-        tol: float = 1e-6,
+        tol: float = 1e-2,
     ):
         self.tau = tau
         self.C = C
