@@ -26,15 +26,6 @@ QS_F2_FLAGS = " ".join(
 )
 
 
-def qs_table_flags(target):
-    """The flags of one table: training share, bandwidth and rates."""
-    c = QS["tables"][target]
-    return (
-        f"--train-fraction {c['train_fraction']} --h {c['h']}"
-        f" --taus {','.join(str(t) for t in c['taus'])}"
-    )
-
-
 rule qs_splits_chunk:
     input:
         lambda wildcards: f"results/data/processed/{QS['tables'][wildcards.target]['dataset']}.parquet",
@@ -52,7 +43,7 @@ rule qs_splits_chunk:
     params:
         first=lambda wildcards: QS_CHUNKS[int(wildcards.chunk)][0],
         n_splits=lambda wildcards: QS_CHUNKS[int(wildcards.chunk)][1],
-        flags=lambda wildcards: qs_table_flags(wildcards.target) + " " + QS_FLAGS,
+        flags=lambda wildcards: f"{qs_table_flags(wildcards.target)} {QS_FLAGS}",
     shell:
         "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1"
         " boostcm quantile-surrogate splits --target {wildcards.target} --processed {input}"
