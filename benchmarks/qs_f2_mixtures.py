@@ -62,7 +62,9 @@ def main() -> None:
                 "LR": round(p["LR"], 3),
                 "quantile": round(p["quantile"], 3),
                 "best_linear": round(p["best linear"], 3),
-                "start_range": round(starts["test_precision"].max() - starts["test_precision"].min(), 4),
+                "start_range": round(
+                    starts["test_precision"].max() - starts["test_precision"].min(), 4
+                ),
             }
         )
         print(rows[-1], flush=True)
