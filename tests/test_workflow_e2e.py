@@ -66,6 +66,7 @@ JOB_TARGETS = [
     "results/tables/HASH-T3.5.csv",
     "results/tables/EB-T1.csv",
     "results/exactboost/estimators/heart/fold0/exactboost-auc.parquet",
+    "results/quantile_surrogate/QS-T1/runs.parquet",
 ]
 # What is not a result: logs, timings, Snakemake's own state.
 NOT_RESULTS = ("logs", "benchmarks")
@@ -132,6 +133,19 @@ def test_ci_profile_builds_the_financial_targets(workdir):
         assert "Period 2021-01-18 to 2021-01-21" in verdict["summary"], verdict["summary"]
         assert (work / f"results/figures/{target}.png").stat().st_size > 0
         assert (work / f"results/tables/{target}.csv").is_file()
+
+
+def test_ci_profile_builds_the_quantile_surrogate_targets(workdir):
+    work, _ = workdir
+    for target in ("QS-T1", "QS-T2", "QS-F2"):
+        verdict = json.loads((work / f"results/verdicts/{target}.json").read_text())
+        assert verdict["status"] in ("agrees", "deviates"), verdict
+        assert verdict["details"]["cells"] and verdict["details"]["claims"], target
+        assert (work / f"results/figures/{target}.png").stat().st_size > 0
+        assert (work / f"results/tables/{target}.csv").is_file()
+    table = (work / "results/tables/QS-T1.csv").read_text()
+    assert "best_test" in table and "validation" in table
+    assert not (work / "results/verdicts/QS-F1.json").exists()  # its data are missing
 
 
 def test_second_run_does_nothing(workdir):

@@ -103,3 +103,13 @@ def financial_jobs(series_list, cal_sizes, stride, start=None, end=None):
         for c in cal_sizes
         for w in financial_weeks(s, start, end)
     ]
+
+
+def qs_table_flags(target):
+    """The flags of one QS table's jobs: training share, bandwidth and rates
+    (workflow/rules/quantile_surrogate.smk)."""
+    c = config["quantile_surrogate"]["tables"][target]
+    return (
+        f"--train-fraction {c['train_fraction']} --h {c['h']}"
+        f" --taus {','.join(str(t) for t in c['taus'])}"
+    )

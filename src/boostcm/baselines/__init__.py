@@ -14,10 +14,16 @@ Formulations: docs/baselines.md; every departure from the papers: docs/decisions
 
 from __future__ import annotations
 
-from .aatp import AccuracyAtTheTop
+from .aatp import AccuracyAtTheTop, aatp_for_rates
 from .dmks import DMKS
 from .plugin import PluginLogistic
-from .quantile import QuantileSurrogate, quantile_estimate, quantile_weights
+from .quantile import (
+    PrecisionAtRecallSurrogate,
+    QuantileSurrogate,
+    precision_at_recall_loss_and_grad,
+    quantile_estimate,
+    quantile_weights,
+)
 from .rankboost import RankBoost
 from .registry import EXACT_BASELINES, REGISTRY, SURROGATES, TARGET_METRIC, make_estimator
 from .svmperf import SVMPerf
@@ -27,6 +33,7 @@ __all__ = [
     "AccuracyAtTheTop",
     "DMKS",
     "PluginLogistic",
+    "PrecisionAtRecallSurrogate",
     "QuantileSurrogate",
     "RankBoost",
     "SVMPerf",
@@ -35,7 +42,9 @@ __all__ = [
     "REGISTRY",
     "SURROGATES",
     "TARGET_METRIC",
+    "aatp_for_rates",
     "make_estimator",
+    "precision_at_recall_loss_and_grad",
     "quantile_estimate",
     "quantile_weights",
 ]

@@ -37,6 +37,14 @@ def rate_threshold(scores: np.ndarray, rate: float) -> float:
     return float(0.5 * (desc[k - 1] + desc[k]))
 
 
+def recall_threshold(scores: np.ndarray, y: np.ndarray, recall: float) -> float:
+    """Highest threshold t such that "score > t" reaches the recall on (scores, y): just below
+    the m-th highest positive score, m = ceil(recall * n_positives)."""
+    pos = np.sort(scores[y == 1])[::-1]
+    m = int(min(pos.shape[0], max(1, np.ceil(recall * pos.shape[0] - 1e-9))))
+    return float(np.nextafter(pos[m - 1], -np.inf))
+
+
 class ScoringClassifier(ClassifierMixin, BaseEstimator):
     """Base for models that learn a real-valued ranking score s(x).
 

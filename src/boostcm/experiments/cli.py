@@ -9,6 +9,7 @@ partial output.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import sys
@@ -396,6 +397,102 @@ def _financial_events(args) -> None:
     _write_csv(args.out, event_cells(read_jobs(args.jobs)))
 
 
+# --- quantile surrogate (QS-T1, QS-T2, QS-F2) ---------------------------------------------------
+
+
+def _floats(text: str) -> list[float]:
+    """'0.01,0.05' -> [0.01, 0.05]."""
+    try:
+        return [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise ValueError(f"expected comma-separated numbers, got {text!r}") from None
+
+
+def _points(text: str) -> tuple:
+    """'-4,0;3,2' -> ((-4.0, 0.0), (3.0, 2.0))."""
+    pts = tuple(tuple(_floats(p)) for p in text.split(";") if p.strip())
+    if not pts or any(len(p) != 2 for p in pts):
+        raise ValueError(f"expected points 'x,y;x,y', got {text!r}")
+    return pts
+
+
+def _qs_splits(args) -> None:
+    from .exactboost import read_processed
+    from .quantile_surrogate import SplitSettings, run_splits
+
+    if args.count < 1 or args.first < 0:
+        raise ValueError(f"need --first >= 0 and --count >= 1, got {args.first}, {args.count}")
+    settings = SplitSettings(
+        train_fraction=args.train_fraction,
+        validation_fraction=args.validation_fraction,
+        h=args.h,
+        n_epochs=args.n_epochs,
+        learning_rate=args.learning_rate,
+        momentum=args.momentum,
+        n_starts=args.n_starts,
+    )
+    taus, cs = _floats(args.taus), _floats(args.cs)
+    X, y = read_processed(args.processed)
+    runs = run_splits(
+        X,
+        y,
+        range(args.first, args.first + args.count),
+        seed=args.seed,
+        taus=taus,
+        cs=cs,
+        settings=settings,
+    )
+    meta = {"target": args.target, "seed": args.seed, "taus": taus, "cs": cs}
+    meta.update(dataclasses.asdict(settings), first=args.first, count=args.count)
+    write_parquet(args.out, runs, meta)
+
+
+def _qs_table(args) -> None:
+    from .._io import common_settings
+    from ..report import paper_table
+    from .quantile_surrogate import summary_table
+
+    settings = common_settings(args.chunks, exclude=("first", "count"))
+    if settings.get("target") != args.target:
+        raise ValueError(f"the chunks are of {settings.get('target')}, not {args.target}")
+    runs = pd.concat([pd.read_parquet(p) for p in args.chunks], ignore_index=True)
+    if runs.duplicated(["split", "method", "tau", "C"]).any():
+        raise ValueError("a split appears in two chunks")
+    runs = runs.sort_values(["split", "method", "tau", "C"], ignore_index=True)
+    table = summary_table(runs, paper_table(args.target, args.paper_dir))
+    write_parquet(args.runs_out, runs, settings)
+    _write_csv(args.out, table)
+
+
+def _qs_recall_example(args) -> None:
+    from .quantile_surrogate import MixtureSettings, precision_at_recall_example
+
+    mixture = MixtureSettings(
+        prior=args.prior,
+        positive_means=_points(args.positive_means),
+        negative_means=_points(args.negative_means),
+        negative_weights=tuple(_floats(args.negative_weights)),
+        sd=args.sd,
+    )
+    summary, starts, train = precision_at_recall_example(
+        seed=args.seed,
+        settings=mixture,
+        n_train=args.n_train,
+        n_test=args.n_test,
+        recall=args.recall,
+        h=args.h,
+        n_epochs=args.n_epochs,
+        learning_rate=args.learning_rate,
+        momentum=args.momentum,
+        weight_decay=args.weight_decay,
+        n_starts=args.n_starts,
+    )
+    meta = {"seed": args.seed, "recall": args.recall, **dataclasses.asdict(mixture)}
+    write_parquet(args.starts, starts, meta)
+    write_parquet(args.train, train, meta)
+    _write_csv(args.out, summary)
+
+
 # --- parser --------------------------------------------------------------------------------------
 
 
@@ -576,6 +673,26 @@ def build_parser() -> argparse.ArgumentParser:
     fe = _add(fis, "events", _financial_events, "CP-T4.1 table: coverage on events")
     fe.add_argument("jobs", nargs="+", help="job parquet files (every n_cal, one stride)")
     _req(fe, "--out")
+    qs = sub.add_parser("quantile-surrogate", help="quantile surrogate tables and figure (QS-*)")
+    qss = qs.add_subparsers(dest="step", required=True, metavar="step")
+    qp = _add(qss, "splits", _qs_splits, "QS-T1/T2 job: P@tau of every method, tau, C on splits")
+    _req(qp, "--target", choices=("QS-T1", "QS-T2"))
+    _req(qp, "--processed", "--out")
+    _req(qp, "--first", "--count", "--seed", "--n-epochs", "--n-starts", type=int)
+    _req(qp, "--taus", "--cs", help="comma-separated values")
+    floats = ("--train-fraction", "--validation-fraction", "--h", "--learning-rate")
+    _req(qp, *floats, "--momentum", type=float)
+    qt = _add(qss, "table", _qs_table, "QS-T1/T2 table: both C protocols beside the published")
+    qt.add_argument("chunks", nargs="+", help="job parquet files of one target")
+    _req(qt, "--target", choices=("QS-T1", "QS-T2"))
+    _req(qt, "--paper-dir", "--out", "--runs-out")
+    qr = _add(qss, "recall-example", _qs_recall_example, "QS-F2: LR vs the loss (7) on a mixture")
+    _req(qr, "--seed", "--n-train", "--n-test", "--n-epochs", "--n-starts", type=int)
+    fl = ("--prior", "--sd", "--recall", "--h", "--learning-rate", "--momentum")
+    _req(qr, *fl, "--weight-decay", type=float)
+    _req(qr, "--positive-means", "--negative-means", help="points 'x,y;x,y'")
+    _req(qr, "--negative-weights", help="comma-separated weights")
+    _req(qr, "--out", "--starts", "--train")
     return p
 
 

@@ -11,6 +11,13 @@ Conventions (docs/decisions.md, D4-D6):
 * ``pak_loss``: 1 - precision among the k highest scores, ties at the k-th score broken
   pessimistically (negatives first). With a margin (Theorem 2.3), the threshold tau_k (k-th
   largest score) comes from the *unadjusted* scores and a positive counts when score - margin >= tau_k.
+
+Two operating-point metrics of the quantile-surrogate paper (Mackey, Luo & Eban), returned as
+metrics, not losses (docs/decisions.md, D91):
+
+* ``precision_at_rate``: P@tau, the precision among the k = max(1, floor(tau n)) highest scores;
+* ``precision_at_recall``: the best precision of {score >= t} over the thresholds t whose recall
+  is at least the target.
 """
 
 from __future__ import annotations
@@ -23,13 +30,27 @@ from .._validation import (
     check_binary_labels,
     check_choice,
     check_finite_1d,
+    check_fraction,
+    check_integer,
     check_k,
     check_margin,
+    check_probability,
     check_real,
 )
 from ._kernels import KS, METRIC_IDS, PAK, VALUE, badness, badness_to_loss
 
-__all__ = ["auc_loss", "default_k", "ks_loss", "metric_loss", "pak_loss"]
+__all__ = [
+    "auc_loss",
+    "default_k",
+    "ks_loss",
+    "metric_loss",
+    "pak_loss",
+    "precision_at_rate",
+    "precision_at_recall",
+    "rate_depth",
+]
+
+TIES = ("pessimistic", "average")
 
 
 def default_k(y, fraction: float = 0.5) -> int:
@@ -275,3 +296,158 @@ def pak_loss(scores, y, k: int, margin: float = 0.0) -> float:
     0.5
     """
     return metric_loss("pak", scores, y, margin, k)
+
+
+def rate_depth(tau: float, n: int) -> int:
+    """Number of points predicted positive at the predicted-positive rate tau.
+
+    k = max(1, floor(tau * n)), the depth at which P@tau is evaluated (docs/decisions.md, D91).
+
+    Parameters
+    ----------
+    tau : float
+        Predicted-positive rate, strictly between 0 and 1.
+    n : int
+        Number of scored points, >= 1.
+
+    Returns
+    -------
+    k : int
+        The depth, between 1 and n.
+
+    Raises
+    ------
+    ValueError
+        If tau is not in (0, 1) or n < 1.
+
+    Examples
+    --------
+    >>> from boostcm.metrics import rate_depth
+    >>> rate_depth(0.01, 172), rate_depth(0.05, 246), rate_depth(0.001, 50)
+    (1, 12, 1)
+    """
+    tau = check_probability(tau, "tau")
+    n = check_integer(n, "n", min_value=1)
+    return int(min(n, max(1, math.floor(tau * n + 1e-9))))
+
+
+def precision_at_rate(scores, y, tau: float, ties: str = "pessimistic") -> float:
+    """Precision at the predicted-positive rate tau (P@tau, Precision@K with K = tau n).
+
+    The precision among the k = max(1, floor(tau n)) highest scores (`rate_depth`). Scores tied
+    with the k-th highest are ordered negatives first (``"pessimistic"``, as `pak_loss`), or the
+    expected precision over a uniformly random order of the tied block is returned
+    (``"average"``).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,)
+        Real-valued scores, higher meaning more likely positive; finite.
+    y : array-like of shape (n_samples,)
+        Binary labels in {0, 1}, both classes present.
+    tau : float
+        Predicted-positive rate, strictly between 0 and 1.
+    ties : {"pessimistic", "average"}, default="pessimistic"
+        How scores tied with the k-th highest are ordered.
+
+    Returns
+    -------
+    precision : float
+        Positives among the top k divided by k, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the scores are not finite, the labels not binary with both classes, the lengths
+        differ, tau is not in (0, 1) or `ties` is unknown.
+
+    See Also
+    --------
+    rate_depth : The depth k.
+    pak_loss : 1 - precision at a given depth k.
+
+    References
+    ----------
+    .. [1] A. Mackey, X. Luo and E. Eban, "Constrained Classification and Ranking via
+       Quantiles", 2018, section 3.2 and section 5.1 (Tables 1 and 2).
+
+    Examples
+    --------
+    >>> from boostcm.metrics import precision_at_rate
+    >>> scores, y = [0.9, 0.8, 0.8, 0.3, 0.1], [1, 0, 1, 0, 1]
+    >>> precision_at_rate(scores, y, 0.4)  # k = 2; the tie at 0.8 puts the negative first
+    0.5
+    >>> precision_at_rate(scores, y, 0.4, ties="average")
+    0.75
+    """
+    s = check_finite_1d(scores, "scores")
+    yy = check_binary_labels(y, s.shape[0])
+    check_choice(ties, TIES, "ties")
+    k = rate_depth(tau, s.shape[0])
+    t = np.sort(s)[::-1][k - 1]  # the k-th highest score
+    above = s > t
+    n_above, pos_above = int(above.sum()), int(yy[above].sum())
+    tied = s == t
+    n_tied, pos_tied = int(tied.sum()), int(yy[tied].sum())
+    room = k - n_above  # 1 <= room <= n_tied
+    if ties == "pessimistic":
+        from_ties = max(0, room - (n_tied - pos_tied))
+    else:
+        from_ties = room * pos_tied / n_tied
+    return float((pos_above + from_ties) / k)
+
+
+def precision_at_recall(scores, y, recall: float) -> float:
+    """Precision at a fixed recall: the best precision of a threshold whose recall reaches the
+    target.
+
+    The maximum, over thresholds t, of the precision of {score >= t} among those with recall
+    >= `recall` (problem (3) of [1]_ for fixed scores). Tied scores are on the same side of every
+    threshold. Usually the best threshold is the highest one meeting the recall, but with ties a
+    lower one can be more precise.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,)
+        Real-valued scores, higher meaning more likely positive; finite.
+    y : array-like of shape (n_samples,)
+        Binary labels in {0, 1}, both classes present.
+    recall : float
+        Target recall, in (0, 1].
+
+    Returns
+    -------
+    precision : float
+        The best precision, in (0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the scores are not finite, the labels not binary with both classes, the lengths
+        differ, or recall is not in (0, 1].
+
+    References
+    ----------
+    .. [1] A. Mackey, X. Luo and E. Eban, "Constrained Classification and Ranking via
+       Quantiles", 2018, section 3.1 (eq. 3) and section 5.2 (Figure 2).
+
+    Examples
+    --------
+    >>> from boostcm.metrics import precision_at_recall
+    >>> scores, y = [0.9, 0.8, 0.7, 0.6, 0.2], [1, 0, 1, 0, 1]
+    >>> precision_at_recall(scores, y, 0.5)  # 2 of 3 positives: threshold 0.7
+    0.6666666666666666
+    >>> precision_at_recall(scores, y, 1.0)
+    0.6
+    """
+    s = check_finite_1d(scores, "scores")
+    yy = check_binary_labels(y, s.shape[0])
+    recall = check_fraction(recall, "recall")
+    order = np.argsort(-s, kind="stable")
+    s_desc, y_desc = s[order], yy[order]
+    # end of each block of tied scores: thresholds t = each distinct score
+    ends = np.flatnonzero(np.append(s_desc[1:] != s_desc[:-1], True))
+    tp = np.cumsum(y_desc)[ends]
+    predicted = ends + 1
+    meets = tp >= recall * yy.sum() - 1e-9
+    return float(np.max(tp[meets] / predicted[meets]))

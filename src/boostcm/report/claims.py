@@ -2347,3 +2347,276 @@ def covariate_shift_verdict(
             "claims": claims,
         },
     )
+
+
+# --- quantile surrogate (QS-T1, QS-T2, QS-F2) ----------------------------------------------------
+
+QS_TABLE_TARGETS = ("QS-T1", "QS-T2")
+QS_METHODS = ("LR", "AATP", "Q1", "Q3")
+QS_CELL_Z = _Z99  # two-sided 99 % for one published cell
+QS_CELL_ROUNDING = 0.005  # half a unit of the printed second digit
+QS_PUBLISHED_SPLITS = 100
+QS_CLAIM_LEVEL = 0.99
+QS_MIN_CELL_SHARE = 0.8
+QS_MIN_SPLITS = 2
+QS_TABLE_RULE = (
+    "Fixed before the full results. Published protocol (per tau, the C with the best mean test "
+    "P@tau). A cell agrees when |ours - published| <= {z:.3f} sqrt(sd_ours^2 / n + sd_pub^2 / "
+    "{n_pub}) + {rounding} (two-sided 99 % for the difference of two means over splits, plus "
+    "the rounding of two printed digits); our AATP is compared with the published AATP column. "
+    "Claims, paired over our splits: (a) 'matching or beating AATP': at no tau is the one-sided "
+    "{level:.0%} upper bound of mean(Q3 - AATP) below 0; (b) 'the largest improvements occurring "
+    "for small tau': the one-sided {level:.0%} lower bound of mean((Q3 - AATP) at the smallest "
+    "tau - (Q3 - AATP) at the largest tau) is above 0. agrees when at least {share:.0%} of the "
+    "cells agree and both claims hold; deviates otherwise; built with fewer than {min_splits} "
+    "splits. The validation protocol (C chosen per split on a held-out quarter of the training "
+    "part) is reported, not judged."
+)
+
+
+def _qs_check_table(table: pd.DataFrame) -> pd.DataFrame:
+    cols = ["tau_pct", "method", "protocol", "n_splits", "mean", "sd"]
+    return _check_frame(table, cols + ["published_mean", "published_sd"], "QS table")
+
+
+def quantile_table_verdict(table: pd.DataFrame, runs: pd.DataFrame, target_id: str) -> Verdict:
+    """Judge QS-T1 or QS-T2 (Mackey, Luo & Eban, Tables 1 and 2) on our splits.
+
+    The rule (``QS_TABLE_RULE``) was fixed before the full results: every published cell is
+    compared with ours under the published C-selection protocol, with a two-sample 99 % band
+    plus the printed rounding; the claims "matching or beating AATP" and "the largest
+    improvements occurring for small tau" are paired comparisons over our splits.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table of `boostcm.experiments.quantile_surrogate.summary_table`.
+    runs : pandas.DataFrame
+        The per-split runs of `boostcm.experiments.quantile_surrogate.run_splits`.
+    target_id : {"QS-T1", "QS-T2"}
+        The target judged.
+
+    Returns
+    -------
+    Verdict
+        ``agrees``, ``deviates`` or ``built``; details hold ``cells`` (row, column, ours,
+        published, agrees), ``claims`` (claim, holds, evidence) and ``protocol_gap`` (per
+        method, mean over tau of the published protocol's P@tau minus the validation one's).
+
+    Raises
+    ------
+    ValueError
+        If the target is unknown or a column is missing.
+    """
+    from ..experiments.quantile_surrogate import select_c
+
+    _check_target(target_id, QS_TABLE_TARGETS)
+    table = _qs_check_table(table)
+    _check_frame(runs, ["split", "method", "tau", "C", "test", "validation"], "QS runs")
+    rule = QS_TABLE_RULE.format(
+        z=QS_CELL_Z,
+        n_pub=QS_PUBLISHED_SPLITS,
+        rounding=QS_CELL_ROUNDING,
+        level=QS_CLAIM_LEVEL,
+        share=QS_MIN_CELL_SHARE,
+        min_splits=QS_MIN_SPLITS,
+    )
+    n = int(runs["split"].nunique())
+    ours = table[table["protocol"] == "best_test"]
+    cells = []
+    for r in ours.sort_values(["tau_pct", "method"]).itertuples():
+        if not np.isfinite(r.published_mean):
+            continue
+        sd_o = float(r.sd) if n > 1 and np.isfinite(r.sd) else 0.0
+        band = QS_CELL_Z * math.sqrt(sd_o**2 / max(n, 1) + r.published_sd**2 / QS_PUBLISHED_SPLITS)
+        diff = float(r.mean) - float(r.published_mean)
+        cells.append(
+            {
+                "row": f"tau = {r.tau_pct:g} %",
+                "column": r.method,
+                "ours": float(r.mean),
+                "ours_sd": sd_o,
+                "published": float(r.published_mean),
+                "published_sd": float(r.published_sd),
+                "band": band + QS_CELL_ROUNDING,
+                "agrees": bool(abs(diff) <= band + QS_CELL_ROUNDING),
+            }
+        )
+    gap = {}
+    for m in QS_METHODS:
+        a = table[(table["method"] == m) & (table["protocol"] == "best_test")]
+        v = table[(table["method"] == m) & (table["protocol"] == "validation")]
+        both = a.merge(v, on="tau_pct", suffixes=("_a", "_v"))
+        if len(both):
+            gap[m] = float((both["mean_a"] - both["mean_v"]).mean())
+    if n < QS_MIN_SPLITS:
+        return Verdict(
+            target_id,
+            "built",
+            f"{n} split(s): too few to judge",
+            rule,
+            {"n_splits": n, "cells": cells, "claims": [], "protocol_gap": gap},
+        )
+    chosen = select_c(runs)
+    chosen = chosen[chosen["protocol"] == "best_test"]
+    wide = chosen.pivot_table(index=["split", "tau"], columns="method", values="precision")
+    taus = sorted(wide.index.get_level_values("tau").unique())
+    d = (wide["Q3"] - wide["AATP"]).unstack("tau")
+    t_crit = float(student_t.ppf(QS_CLAIM_LEVEL, n - 1))
+
+    def _bound(x, sign):
+        x = np.asarray(x, dtype=float)
+        sd = x.std(ddof=1)
+        return float(x.mean() + sign * t_crit * sd / math.sqrt(x.size))
+
+    uppers = {t: _bound(d[t], +1) for t in taus}
+    worse = [t for t in taus if uppers[t] < 0]
+    pub = table[table["protocol"] == "best_test"].drop_duplicates(["tau_pct", "method"])
+    pub = pub.pivot(index="tau_pct", columns="method", values="published_mean")
+    pub_d = (pub["Q3"] - pub["AATP"]).sort_index()
+    claim_a = _claim(
+        "matches AATP",
+        "matching or beating Accuracy at the top (Q3 vs AATP at every tau)",
+        not worse,
+        "mean Q3 - AATP per tau: "
+        + ", ".join(f"{100 * t:g} %: {d[t].mean():+.3f} (upper {uppers[t]:+.3f})" for t in taus)
+        + (
+            "; significantly worse at " + ", ".join(f"{100 * t:g} %" for t in worse)
+            if worse
+            else ""
+        ),
+        bool((pub_d >= -QS_CELL_ROUNDING).all()),
+    )
+    contrast = d[taus[0]] - d[taus[-1]]
+    lower = _bound(contrast, -1)
+    claim_b = _claim(
+        "largest at small tau",
+        "the largest improvements occurring for small tau",
+        lower > 0,
+        f"(Q3 - AATP) at {100 * taus[0]:g} % minus at {100 * taus[-1]:g} %: "
+        f"{contrast.mean():+.3f} (lower bound {lower:+.3f})",
+        bool(pub_d.iloc[0] > pub_d.iloc[-1]),
+    )
+    claims = [claim_a, claim_b]
+    k = sum(c["agrees"] for c in cells)
+    share = k / len(cells) if cells else 0.0
+    ok = share >= QS_MIN_CELL_SHARE and all(c["holds"] for c in claims)
+    failed = [c["short"] for c in claims if not c["holds"]]
+    gaps = ", ".join(f"{m} {g:+.3f}" for m, g in gap.items())
+    summary = (
+        f"over {n} splits {_fraction_text(k, len(cells))} published cells agree; claims: "
+        + "; ".join(f"{c['short']} {_holds_text(c['holds'])}" for c in claims)
+        + f"; best-test minus validation C choice, mean over tau: {gaps}"
+    )
+    if failed:
+        summary += f" (not supported: {', '.join(failed)})"
+    return Verdict(
+        target_id,
+        "agrees" if ok else "deviates",
+        summary,
+        rule,
+        {
+            "n_splits": n,
+            "t_critical": t_crit,
+            "cells": cells,
+            "claims": claims,
+            "protocol_gap": gap,
+        },
+    )
+
+
+QS_F2_PUBLISHED = {"LR": 0.13, "quantile": 0.37}
+QS_F2_MIN_GAIN = 0.1
+QS_F2_NEAR_BEST = 0.05
+QS_F2_START_RANGE = 0.01
+QS_F2_RULE = (
+    "Fixed before the full results. The mixture is not published, so the published precisions "
+    "(LR {lr}, quantile {q}) are reported beside ours, not judged. Claims, on the test sample: "
+    "(a) the quantile-loss classifier beats logistic regression with its threshold moved to the "
+    "recall target by at least {gain} in precision at that recall; (b) it 'performs nearly as "
+    "well as possible': within {near} of the best linear classifier (a search over directions); "
+    "(c) 'insensitive to initialisation': the test precisions of all random starts lie within "
+    "{rng} of each other. agrees when all three hold, deviates otherwise."
+)
+
+
+def precision_at_recall_verdict(
+    summary: pd.DataFrame, starts: pd.DataFrame, target_id: str = "QS-F2"
+) -> Verdict:
+    """Judge QS-F2 (Mackey, Luo & Eban, Figure 2) on our mixture.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        One row per model (``LR``, ``quantile``, ``best linear``) with ``test_precision``.
+    starts : pandas.DataFrame
+        One row per random start with ``test_precision``.
+    target_id : str, default="QS-F2"
+        The target judged.
+
+    Returns
+    -------
+    Verdict
+        ``agrees`` or ``deviates``; details hold ``cells`` (the two published precisions beside
+        ours, ``agrees`` None: not judged) and ``claims``.
+
+    Raises
+    ------
+    ValueError
+        If a model or column is missing.
+    """
+    _check_target(target_id, ("QS-F2",))
+    _check_frame(summary, ["model", "test_precision"], "QS-F2 summary")
+    _check_frame(starts, ["start", "test_precision"], "QS-F2 starts")
+    p = summary.set_index("model")["test_precision"]
+    missing = [m for m in ("LR", "quantile", "best linear") if m not in p.index]
+    if missing or starts.empty:
+        raise ValueError(f"QS-F2 summary lacks {missing or 'starts'}")
+    rule = QS_F2_RULE.format(
+        lr=QS_F2_PUBLISHED["LR"],
+        q=QS_F2_PUBLISHED["quantile"],
+        gain=QS_F2_MIN_GAIN,
+        near=QS_F2_NEAR_BEST,
+        rng=QS_F2_START_RANGE,
+    )
+    lr, q, best = float(p["LR"]), float(p["quantile"]), float(p["best linear"])
+    sp = starts["test_precision"].to_numpy(float)
+    spread = float(sp.max() - sp.min())
+    claims = [
+        _claim(
+            "beats LR",
+            "the quantile-loss classifier beats the moved-threshold logistic classifier",
+            q - lr >= QS_F2_MIN_GAIN,
+            f"precision {q:.3f} vs {lr:.3f} (published 0.37 vs 0.13)",
+            True,
+        ),
+        _claim(
+            "near the best",
+            "performs nearly as well as possible",
+            best - q <= QS_F2_NEAR_BEST,
+            f"{q:.3f} vs the best linear {best:.3f}",
+        ),
+        _claim(
+            "insensitive to initialisation",
+            "insensitive to initialisation",
+            spread <= QS_F2_START_RANGE,
+            f"{len(sp)} starts, test precision {sp.min():.3f} to {sp.max():.3f}",
+        ),
+    ]
+    cells = [
+        {"row": "precision at recall", "column": m, "ours": v, "published": pub, "agrees": None}
+        for m, v, pub in (("LR", lr, 0.13), ("quantile", q, 0.37))
+    ]
+    ok = all(c["holds"] for c in claims)
+    summary_text = (
+        f"precision at the recall target: quantile {q:.3f} (published 0.37), LR {lr:.3f} "
+        f"(published 0.13), best linear {best:.3f}; "
+        + "; ".join(f"{c['short']} {_holds_text(c['holds'])}" for c in claims)
+    )
+    return Verdict(
+        target_id,
+        "agrees" if ok else "deviates",
+        summary_text,
+        rule,
+        {"cells": cells, "claims": claims, "n_starts": int(len(sp)), "start_range": spread},
+    )

@@ -1,0 +1,158 @@
+# Mackey, Luo and Eban, "Constrained classification and ranking via quantiles": QS-T1 (Ionosphere)
+# and QS-T2 (Housing), P@tau of LR, AATP, Q1 and Q3 over random splits, and QS-F2 (the
+# precision-at-recall example). Jobs: chunks of splits -> a table per target (both C protocols)
+# -> a papermill notebook (figure, verdict). QS-F1 needs the KDD Cup 2008 files (not built).
+# Logic: boostcm.baselines, boostcm.experiments.quantile_surrogate.
+from boostcm.experiments.conformal import chunk_ranges
+
+QS = config["quantile_surrogate"]
+QS_DIR = "results/quantile_surrogate"
+QS_CHUNKS = chunk_ranges(QS["n_splits"], QS["chunk_size"])
+QS_TABLES = [
+    t for t, c in QS["tables"].items() if c["dataset"] in config["data"]["datasets"]
+]
+QS_F2 = QS["f2"]
+# every setting shared by the tables' jobs, as command-line flags (a change re-runs the jobs)
+QS_FLAGS = (
+    f"--cs {','.join(str(c) for c in QS['cs'])}"
+    f" --validation-fraction {QS['validation_fraction']} --n-epochs {QS['n_epochs']}"
+    f" --learning-rate {QS['learning_rate']} --momentum {QS['momentum']}"
+    f" --n-starts {QS['n_starts']}"
+)
+QS_F2_FLAGS = " ".join(
+    f"--{k.replace('_', '-')}={shlex.quote(str(v))}"
+    for k, v in QS_F2.items()
+    if k != "enabled"
+)
+
+
+rule qs_splits_chunk:
+    input:
+        lambda wildcards: f"results/data/processed/{QS['tables'][wildcards.target]['dataset']}.parquet",
+    output:
+        f"{QS_DIR}/{{target}}/chunk{{chunk}}.parquet",
+    log:
+        "results/logs/quantile_surrogate/{target}_chunk{chunk}.log",
+    benchmark:
+        "results/benchmarks/quantile_surrogate/{target}_chunk{chunk}.tsv"
+    wildcard_constraints:
+        target="QS-T1|QS-T2",
+        chunk=r"\d+",
+    conda:
+        CONDA_ENV
+    params:
+        first=lambda wildcards: QS_CHUNKS[int(wildcards.chunk)][0],
+        n_splits=lambda wildcards: QS_CHUNKS[int(wildcards.chunk)][1],
+        flags=lambda wildcards: f"{qs_table_flags(wildcards.target)} {QS_FLAGS}",
+    shell:
+        "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1"
+        " boostcm quantile-surrogate splits --target {wildcards.target} --processed {input}"
+        f" --first {{params.first}} --count {{params.n_splits}} --seed {SEED} {{params.flags}}"
+        " --out {output} > {log} 2>&1"
+
+
+rule qs_table:
+    input:
+        chunks=lambda wildcards: [
+            f"{QS_DIR}/{wildcards.target}/chunk{c}.parquet"
+            for c in range(len(QS_CHUNKS))
+        ],
+        paper=f"{PAPER_DIR}/{{target}}.csv",
+    output:
+        table="results/tables/{target}.csv",
+        runs=f"{QS_DIR}/{{target}}/runs.parquet",
+    log:
+        "results/logs/tables/{target}.log",
+    wildcard_constraints:
+        target="QS-T1|QS-T2",
+    conda:
+        CONDA_ENV
+    params:
+        paper_dir=lambda wildcards, input: os.path.dirname(input.paper),
+    shell:
+        "boostcm quantile-surrogate table --target {wildcards.target} {input.chunks}"
+        " --paper-dir {params.paper_dir} --out {output.table} --runs-out {output.runs}"
+        " > {log} 2>&1"
+
+
+rule qs_table_notebook:
+    input:
+        notebook="notebooks/quantile_surrogate.ipynb",
+        table="results/tables/{target}.csv",
+        runs=f"{QS_DIR}/{{target}}/runs.parquet",
+    output:
+        executed="results/notebooks/{target}.ipynb",
+        figure="results/figures/{target}.png",
+        verdict="results/verdicts/{target}.json",
+    log:
+        "results/logs/notebooks/{target}.log",
+    wildcard_constraints:
+        target="QS-T1|QS-T2",
+    conda:
+        CONDA_ENV
+    params:
+        cmd=lambda wildcards, input, output: notebook_cmd(
+            input.notebook,
+            output.executed,
+            target_id=wildcards.target,
+            table_csv=input.table,
+            runs=input.runs,
+            figure=output.figure,
+            verdict=output.verdict,
+        ),
+    shell:
+        "{params.cmd} > {log} 2>&1"
+
+
+rule qs_recall_example:
+    output:
+        summary="results/tables/QS-F2.csv",
+        starts=f"{QS_DIR}/QS-F2/starts.parquet",
+        train=f"{QS_DIR}/QS-F2/train.parquet",
+    log:
+        "results/logs/quantile_surrogate/QS-F2.log",
+    benchmark:
+        "results/benchmarks/quantile_surrogate/QS-F2.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        flags=QS_F2_FLAGS,
+    shell:
+        "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1"
+        f" boostcm quantile-surrogate recall-example --seed {SEED} {{params.flags}}"
+        " --out {output.summary} --starts {output.starts} --train {output.train} > {log} 2>&1"
+
+
+rule qs_recall_notebook:
+    input:
+        notebook="notebooks/quantile_surrogate.ipynb",
+        table="results/tables/QS-F2.csv",
+        starts=f"{QS_DIR}/QS-F2/starts.parquet",
+        train=f"{QS_DIR}/QS-F2/train.parquet",
+    output:
+        executed="results/notebooks/QS-F2.ipynb",
+        figure="results/figures/QS-F2.png",
+        verdict="results/verdicts/QS-F2.json",
+    log:
+        "results/logs/notebooks/QS-F2.log",
+    conda:
+        CONDA_ENV
+    params:
+        cmd=lambda wildcards, input, output: notebook_cmd(
+            input.notebook,
+            output.executed,
+            target_id="QS-F2",
+            table_csv=input.table,
+            runs=input.starts,
+            train=input.train,
+            figure=output.figure,
+            verdict=output.verdict,
+        ),
+    shell:
+        "{params.cmd} > {log} 2>&1"
+
+
+if QS["enabled"]:
+    ALL_TARGETS.extend(f"results/verdicts/{t}.json" for t in QS_TABLES)
+    if QS_F2["enabled"]:
+        ALL_TARGETS.append("results/verdicts/QS-F2.json")
