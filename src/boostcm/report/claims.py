@@ -18,6 +18,8 @@ CP-F4.2a                   :func:`correction_verdict`           correction conve
                                                                 (thesis Figure 4.2a)
 CP-F4.2b                   :func:`bound_coverage_verdict`       coverage near 0.9 and above the
                                                                 Theorem 4.6 bound (thesis Figure 4.2b)
+HASH-T3.1, T3.2            :func:`example_records_verdict`      the printed example rows are records
+                                                                of the datasets (``built``)
 =========================  ===================================  ======================================
 
 The numbers of every rule are the module constants below; notebooks only load, plot, call one of
@@ -55,6 +57,7 @@ __all__ = [
     "coverage_verdict",
     "correction_verdict",
     "bound_coverage_verdict",
+    "example_records_verdict",
 ]
 
 VERDICT_STATUSES = ("built", "agrees", "deviates")
@@ -1172,3 +1175,133 @@ def bound_coverage_verdict(
         "simulation_settings": simulation_settings or {},
     }
     return Verdict(target_id, "agrees" if ok else "deviates", summary, rule, _jsonable(details))
+
+
+# --- HASH-T3.1, T3.2: example rows printed in the thesis, looked up in the records ---------------
+
+RECORD_COLUMNS = {
+    "HASH-T3.1": {
+        "first_name_1": "fname_c1",
+        "first_name_2": "fname_c2",
+        "last_name_1": "lname_c1",
+        "last_name_2": "lname_c2",
+        "birth_year": "by",
+        "birth_month": "bm",
+        "birth_day": "bd",
+    },
+    "HASH-T3.2": {"name": "name", "address": "addr", "location": "city", "cuisine": "type"},
+}
+_RECORD_CLAIMS = {
+    "HASH-T3.1": "thesis section 3.3.1, Table 3.1 (RLDATA500 / RLDATA10000)",
+    "HASH-T3.2": "thesis section 3.3.1, Table 3.2 (Restaurant)",
+}
+
+
+def _norm(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return ""
+    if isinstance(value, float) and value == int(value):
+        value = int(value)
+    return str(value).strip().lower()
+
+
+def example_records_verdict(printed: pd.DataFrame, records: dict, target_id: str) -> tuple:
+    """HASH-T3.1 / T3.2: are the example rows the thesis prints records of the datasets?
+
+    Thesis section 3.3.1 shows example rows of RLDATA500 / RLDATA10000 (Table 3.1) and of
+    Restaurant (Table 3.2), with the duplicated entries highlighted in yellow. Nothing is computed
+    in the thesis; the status is ``built``. Two claims are checked on the processed records: every
+    printed row is a record (all its printed fields equal, case-insensitively, to one record's),
+    and the highlighted rows are records of one entity.
+
+    Parameters
+    ----------
+    printed : pandas.DataFrame
+        The printed rows (``config/paper/illustrations/<ID>.csv``), with the printed columns of
+        :data:`RECORD_COLUMNS` and ``highlighted`` ("yes" / "no").
+    records : dict of str to pandas.DataFrame
+        Processed records by dataset name (columns as in the parquet files, with ``entity_id``);
+        may be empty, when no dataset was processed in the run.
+    target_id : {"HASH-T3.1", "HASH-T3.2"}
+
+    Returns
+    -------
+    tuple of (Verdict, pandas.DataFrame)
+        The verdict (``details["claims"]``, ``details["rows"]``) and the printed rows with,
+        per dataset, the matching record's row number and entity id.
+
+    Raises
+    ------
+    ValueError
+        Unknown target, a printed column missing, or a records table without its columns.
+    """
+    _check_target(target_id, RECORD_COLUMNS)
+    mapping = RECORD_COLUMNS[target_id]
+    printed = _check_frame(printed, [*mapping, "highlighted"], f"{target_id} printed rows")
+    for name, df in records.items():
+        _check_frame(df, [*mapping.values(), "entity_id"], f"{target_id} records of {name}")
+    table = printed.copy()
+    found_all, highlighted_entities, lines = True, {}, []
+    keys = {
+        name: df[list(mapping.values())].map(_norm).agg("|".join, axis=1).to_numpy()
+        for name, df in records.items()
+    }
+    for name, df in records.items():
+        rows, entities = [], []
+        for _, r in printed.iterrows():
+            key = "|".join(_norm(r[c]) for c in mapping)
+            hits = np.flatnonzero(keys[name] == key)
+            rows.append(int(hits[0]) if hits.size else None)
+            entities.append(int(df["entity_id"].iloc[hits[0]]) if hits.size else None)
+        table[f"{name} row"] = pd.array(rows, dtype="Int64")
+        table[f"{name} entity"] = pd.array(entities, dtype="Int64")
+        found = sum(x is not None for x in rows)
+        found_all &= found == len(printed)
+        hl = {e for e, h in zip(entities, printed["highlighted"]) if str(h) == "yes"}
+        highlighted_entities[name] = sorted(e for e in hl if e is not None)
+        lines.append(f"{found} of {len(printed)} printed rows found in {name}")
+    claims = []
+    if records:
+        claims.append(
+            _claim(
+                f"the rows of {_RECORD_CLAIMS[target_id]} are records of the dataset",
+                found_all,
+                "; ".join(lines),
+            )
+        )
+        n_hl = int((printed["highlighted"].astype(str) == "yes").sum())
+        one_entity = {
+            name: len(e) == 1
+            and int(table[f"{name} entity"][printed["highlighted"] == "yes"].notna().sum()) == n_hl
+            for name, e in highlighted_entities.items()
+        }
+        claims.append(
+            _claim(
+                "the rows highlighted in yellow are duplicated entries (records of one entity)",
+                all(one_entity.values()),
+                "; ".join(
+                    f"{name}: highlighted rows have entity id(s) {highlighted_entities[name] or 'none found'}"
+                    for name in records
+                ),
+            )
+        )
+        summary = "; ".join(lines) + (
+            "; the highlighted rows are one entity"
+            if all(one_entity.values())
+            else "; the highlighted rows are not all found as one entity"
+        )
+    else:
+        summary = (
+            f"{len(printed)} rows as printed; not looked up (no records dataset processed in "
+            "this run)"
+        )
+    rule = (
+        "Nothing to compare (an illustration): the status is 'built'. Each printed row is looked "
+        "up in the processed records (all printed fields equal, ignoring case); the claims list "
+        "whether every row was found and whether the highlighted rows share one entity id."
+    )
+    details = {
+        "claims": claims,
+        "rows": table.astype(object).where(table.notna(), None).to_dict(orient="records"),
+    }
+    return Verdict(target_id, "built", summary, rule, _jsonable(details)), table
