@@ -264,11 +264,26 @@ def _fmt(value) -> str:
         return "—"
     if math.isinf(v):
         return "∞" if v > 0 else "−∞"
-    if v == int(v) and abs(v) >= 1:
+    if v == int(v):
         return f"{int(v):d}"
     if abs(v) >= 1e4:
         return f"{v:.0f}"
-    return f"{v:.4g}"
+    if abs(v) >= 10:
+        return f"{v:.4g}"
+    if abs(v) < 1e-3:
+        return f"{v:.2g}"
+    return f"{v:.4f}"
+
+
+def _one_line(text: str, limit: int = 220) -> str:
+    """A summary cut for a list: at the last '; ' or '. ' before `limit` characters."""
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind("; ", 0, limit), text.rfind(". ", 0, limit))
+    if cut < limit // 3:
+        cut = text.rfind(" ", 0, limit)
+    return text[:cut].rstrip(" ;.,") + " …"
 
 
 def _badge(status: str) -> str:
@@ -347,7 +362,12 @@ def _frame_html(df: pd.DataFrame, max_rows: int = LONG_TABLE_ROWS, caption: str 
 
 
 def _cells_html(cells: list[dict]) -> str:
-    """Ours beside the published number in one table, each cell coloured by the rule."""
+    """Ours beside the published number in one table, each cell coloured by the rule.
+
+    Rows with at least one number of ours come first; rows without any (e.g. datasets not built
+    in this run) fold into a <details> below. A note shared by all cells of a row is shown once,
+    under the row's name.
+    """
     rows = list(dict.fromkeys(c["row"] for c in cells))
     cols = list(dict.fromkeys(c["column"] for c in cells))
     grid = {(c["row"], c["column"]): c for c in cells}
@@ -355,8 +375,14 @@ def _cells_html(cells: list[dict]) -> str:
     if transpose:
         rows, cols = cols, rows
         grid = {(k[1], k[0]): v for k, v in grid.items()}
+    row_note = {}
+    for r in rows:
+        notes = {grid[(r, c)].get("note") for c in cols if (r, c) in grid}
+        if len(notes) == 1 and None not in notes and len(cols) > 1:
+            row_note[r] = notes.pop()
 
-    def cell(c):
+    def cell(r, c):
+        c = grid.get((r, c))
         if c is None:
             return "<td class='empty'></td>"
         cls = {True: "agree", False: "disagree", None: "unjudged"}[c.get("agrees")]
@@ -373,20 +399,9 @@ def _cells_html(cells: list[dict]) -> str:
         if c.get("tolerance") is not None:
             notes.append(f"tolerance {_fmt(c['tolerance'])}")
         for key, value in c.items():
-            if key not in {
-                "row",
-                "column",
-                "ours",
-                "published",
-                "agrees",
-                "ours_sd",
-                "published_sd",
-                "relation",
-                "tolerance",
-                "note",
-            }:
+            if key not in _CELL_KEYS:
                 notes.append(f"{key.replace('_', ' ')} {_fmt(value)}")
-        if c.get("note"):
+        if c.get("note") and r not in row_note:
             notes.append(str(c["note"]))
         mark = {True: "✓", False: "✗", None: ""}[c.get("agrees")]
         note = f"<span class='note'>{_E('; '.join(notes))}</span>" if notes else ""
@@ -402,31 +417,55 @@ def _cells_html(cells: list[dict]) -> str:
 
     head = "<tr><th></th>" + "".join(f"<th>{_E(c)}</th>" for c in cols) + "</tr>"
 
-    def body(part):
-        return "".join(
-            f"<tr><th class='rowhead'>{_E(r)}</th>"
-            + "".join(cell(grid.get((r, c))) for c in cols)
+    def table(part):
+        body = "".join(
+            f"<tr><th class='rowhead'>{_E(r)}"
+            + (f"<span class='note'>{_E(row_note[r])}</span>" if r in row_note else "")
+            + "</th>"
+            + "".join(cell(r, c) for c in cols)
             + "</tr>"
             for r in part
         )
+        return f"<div class='scroll'><table class='cells'><thead>{head}</thead><tbody>{body}</tbody></table></div>"
 
+    has_ours = [
+        r for r in rows if any((grid.get((r, c)) or {}).get("ours") is not None for c in cols)
+    ]
+    without = [r for r in rows if r not in has_ours]
+    main, folded = (has_ours, without) if has_ours and len(without) > 3 else (rows, [])
     legend = (
         "<p class='legend'><span class='agree'>✓ agrees under the rule</span> "
         "<span class='disagree'>✗ deviates</span> "
         "<span class='unjudged'>not judged by the rule</span> "
         "Each cell: ours (large) and the paper's number (small).</p>"
     )
-    out = (
-        legend
-        + f"<div class='scroll'><table class='cells'><thead>{head}</thead><tbody>{body(rows[:LONG_TABLE_ROWS])}</tbody></table></div>"
-    )
-    if len(rows) > LONG_TABLE_ROWS:
+    out = legend + table(main[:LONG_TABLE_ROWS])
+    if len(main) > LONG_TABLE_ROWS:
         out += (
-            f"<details><summary>Show the other {len(rows) - LONG_TABLE_ROWS} rows</summary>"
-            f"<div class='scroll'><table class='cells'><thead>{head}</thead>"
-            f"<tbody>{body(rows[LONG_TABLE_ROWS:])}</tbody></table></div></details>"
+            f"<details><summary>Show the other {len(main) - LONG_TABLE_ROWS} rows</summary>"
+            f"{table(main[LONG_TABLE_ROWS:])}</details>"
+        )
+    if folded:
+        out += (
+            f"<details><summary>{len(folded)} rows without a number of ours in this run "
+            f"({_E(', '.join(folded[:6]))}{', …' if len(folded) > 6 else ''})</summary>"
+            f"{table(folded)}</details>"
         )
     return out
+
+
+_CELL_KEYS = {
+    "row",
+    "column",
+    "ours",
+    "published",
+    "agrees",
+    "ours_sd",
+    "published_sd",
+    "relation",
+    "tolerance",
+    "note",
+}
 
 
 def _claims_html(claims: list[dict]) -> str:
@@ -480,11 +519,17 @@ def _data_html(rows: list[dict]) -> str:
         "<tr><th>dataset</th><th>processed in this run</th><th>size</th>"
         "<th>raw files (sha256, verified at fetch)</th><th>notes</th></tr>"
     )
-    shown, rest = body[:LONG_TABLE_ROWS], body[LONG_TABLE_ROWS:]
+    processed = [b for b, r in zip(body, rows) if r["processed"]]
+    others = [b for b, r in zip(body, rows) if not r["processed"]]
+    if processed and len(others) > 3:
+        shown, rest = processed, others
+    else:
+        shown, rest = body[:LONG_TABLE_ROWS], body[LONG_TABLE_ROWS:]
     out = f"<div class='scroll'><table class='data'><thead>{head}</thead><tbody>{''.join(shown)}</tbody></table></div>"
     if rest:
         out += (
-            f"<details><summary>Show the other {len(rest)} datasets</summary><div class='scroll'>"
+            f"<details><summary>Show the other {len(rest)} datasets"
+            f"{' (not processed in this run)' if processed and len(others) > 3 else ''}</summary><div class='scroll'>"
             f"<table class='data'><thead>{head}</thead><tbody>{''.join(rest)}</tbody></table></div></details>"
         )
     return out
@@ -752,7 +797,7 @@ def _target_table(rows: list[dict], depth: int) -> str:
     up = "../" * depth
     lines = []
     for r in rows:
-        text = r["summary"] if r["status"] != "not built" else f"Why: {r['reason']}"
+        text = _one_line(r["summary"]) if r["status"] != "not built" else f"Why: {r['reason']}"
         lines.append(
             f"<tr class='{r['status'].replace(' ', '-')}'><td class='id'>"
             f"<a href='{up}targets/{quote(r['id'])}.html'>{_E(r['id'])}</a></td>"
@@ -899,37 +944,41 @@ def build_site(
         drows = [r for r in rows if d["id"] in r["documents"]]
         statuses, reasons = _counts(drows)
         cells = "".join(
-            f"<td class='num {s.replace(' ', '-')}'>{statuses.get(s, 0) or ''}</td>"
+            f"<td class='num {s.replace(' ', '-') if statuses.get(s) else 'zero'}'>"
+            f"{statuses.get(s, 0)}</td>"
             for s in STATUS_ORDER
         )
         why = ", ".join(f"{n} {c}" for c, n in sorted(reasons.items(), key=lambda x: -x[1]))
+        tiles = "".join(
+            f"<a class='tile {r['status'].replace(' ', '-')}' href='targets/{quote(r['id'])}.html' "
+            f"title='{_E(r['title'])} — {_E(r['status'])}'>{_E(r['id'])}</a>"
+            for r in drows
+        )
         doc_rows.append(
-            f"<tr><td><a href='papers/{quote(d['id'])}.html'>{_E(d['title'])}</a>"
-            f"<br><small>{_E(d.get('cite', ''))}</small></td>{cells}<td><small>{_E(why)}</small></td></tr>"
+            f"<tr><td class='doc'><a href='papers/{quote(d['id'])}.html'>{_E(d['title'])}</a>"
+            f"<br><small>{_E(d.get('cite', ''))}</small><div class='tiles'>{tiles}</div></td>"
+            f"{cells}<td class='why'><small>{_E(why)}</small></td></tr>"
         )
     overview = (
-        "<div class='scroll'><table class='overview'><thead><tr><th>document</th>"
+        "<div class='scroll'><table class='overview'><thead><tr><th>document and its targets</th>"
         + "".join(f"<th>{_E(s)}</th>" for s in STATUS_ORDER)
         + "<th>why not built</th></tr></thead><tbody>"
         + "".join(doc_rows)
         + "</tbody></table></div>"
-    )
-    grid = "".join(
-        f"<a class='tile {r['status'].replace(' ', '-')}' href='targets/{quote(r['id'])}.html' "
-        f"title='{_E(r['title'])} — {_E(r['status'])}'>{_E(r['id'])}</a>"
-        for r in rows
     )
     body = (
         "<h1>Reproduction results</h1>"
         "<p>Every figure and table of the five documents this project reproduces, with its status: "
         "<b>agrees</b> (the published claim holds under the rule stated on its page), "
         "<b>deviates</b>, <b>built</b> (produced, nothing published to compare) or "
-        "<b>not built</b> (with the reason).</p>"
+        "<b>not built</b> (with the reason). A target printed in two documents is listed under "
+        "both; the counts below count each target once.</p>"
         + profile
         + _counts_html(rows)
         + overview
-        + f"<h2>All {len(rows)} targets</h2><div class='tiles'>{grid}</div>"
-        + _target_table(rows, 0)
+        + "<p>Each document's page lists its targets with a one-line summary; each target's page "
+        "has its figure, ours beside the published numbers, the rule, the claims, and the settings, "
+        "data and code version that produced it.</p>"
     )
     page = _page("boostcm results", body, 0, _nav(documents, 0, "index"), stamp)
     with atomic_path(out_dir / index_name) as tmp:
@@ -979,6 +1028,10 @@ table.data td { font-variant-numeric: tabular-nums; }
 .counts .count { display: inline-block; padding: 0.25em 0.8em; border-radius: 0.4em; margin-right: 0.4em; }
 .why { color: #444; }
 td.num { text-align: center; font-weight: 600; min-width: 4.5em; }
+td.num.zero { color: #aaa; font-weight: 400; }
+table.overview td.doc { max-width: 40em; }
+table.overview td.doc .tiles { margin: 0.4em 0 0.1em; }
+table.overview td.why { max-width: 12em; }
 table.targets td.id { white-space: nowrap; font-weight: 600; }
 table.targets td.line { max-width: 34em; }
 table.targets tr.not-built td.line { color: #666; }
@@ -994,10 +1047,12 @@ figure img { max-width: 100%; height: auto; border: 1px solid var(--line); }
 figcaption { font-size: 0.85em; color: #555; }
 table.cells td { min-width: 7.5em; position: relative; }
 table.cells td .mark { float: right; font-weight: 700; }
-table.cells td .ours { display: block; font-size: 1.05em; font-weight: 600; font-variant-numeric: tabular-nums; }
+table.cells td .ours { display: block; white-space: nowrap; font-size: 1.05em; font-weight: 600; font-variant-numeric: tabular-nums; }
 table.cells td .pub { display: block; font-size: 0.82em; color: #333; }
 table.cells td .note { display: block; font-size: 0.75em; color: #555; max-width: 22em; }
 table.cells th.rowhead { background: #f7f8fa; white-space: nowrap; }
+table.cells th.rowhead .note { display: block; font-weight: 400; font-size: 0.75em; color: #555;
+  white-space: normal; max-width: 18em; }
 td.agree, .legend .agree { background: var(--agree); }
 td.disagree, .legend .disagree { background: var(--disagree); }
 td.unjudged, .legend .unjudged { background: #f3f3f3; }
