@@ -14,7 +14,13 @@ rule illustration_table:
         transcription=f"{PAPER_DIR}/illustrations/{{target}}.csv",
         records=lambda wc: processed_files(ILLUSTRATION_RECORDS[wc.target]),
     output:
-        table="results/tables/{target}.csv",
+        table=report(
+            "results/tables/{target}.csv",
+            caption="../report/illustration.rst",
+            category=REPORT_HASH,
+            subcategory="{target}",
+            labels={"target": "{target}", "kind": "table"},
+        ),
         markdown="results/tables/{target}.md",
         verdict="results/verdicts/{target}.json",
     log:
