@@ -79,7 +79,11 @@ def _notebook(path: Path) -> None:
     code = nbformat.v4.new_code_cell("print('recall')", execution_count=1)
     code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="recall\n")]
     nb.cells = [nbformat.v4.new_markdown_cell("# HASH-T3.4 (synthetic)"), code]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(path))
 
@@ -146,7 +150,9 @@ def synthetic_run(tmp_path):
     }
     (results / "verdicts" / "EB-T5.json").write_text(json.dumps(legacy))
     render_illustration(
-        "LN-NONE", paper_dir=REPO / "config" / "paper", verdict=results / "verdicts" / "LN-NONE.json"
+        "LN-NONE",
+        paper_dir=REPO / "config" / "paper",
+        verdict=results / "verdicts" / "LN-NONE.json",
     )
     config = validate_config({}, load_schema(REPO / "workflow/schemas/config.schema.yaml"))
     return results, config
