@@ -24,6 +24,13 @@ from boostcm.baselines import (
     TopPush,
 )
 from boostcm.baselines.surrogates import CheckedClassifier
+from boostcm.calibration import (
+    ULSIF,
+    FixedWidthBinning,
+    HistogramBinning,
+    UniformMassBinning,
+    WeightedHistogramBinning,
+)
 from boostcm.conformal import (
     PinballMLP,
     QuantileGradientBoosting,
@@ -32,7 +39,7 @@ from boostcm.conformal import (
 )
 from boostcm.exactboost import ExactBoostClassifier
 
-PACKAGES = ["metrics", "exactboost", "baselines", "conformal", "hashing", "datasets"]
+PACKAGES = ["metrics", "exactboost", "baselines", "conformal", "hashing", "datasets", "calibration"]
 
 # numpydoc.validate codes every public docstring must pass: a docstring exists (GL08), every
 # parameter is documented (PR01) with a type (PR03/PR06) and a description (PR07, PR09), no
@@ -75,8 +82,15 @@ ESTIMATORS = {
     QuantileRandomForest: dict(n_estimators=3, random_state=0),
     PinballMLP: dict(hidden=(4, 4), epochs=2, random_state=0),
     QuantileModel: None,
+    HistogramBinning: dict(n_bins=3, random_state=0),
+    WeightedHistogramBinning: dict(n_bins=3, random_state=0),
+    FixedWidthBinning: dict(n_bins=3),
+    UniformMassBinning: dict(n_bins=3),
+    ULSIF: dict(sigmas=[0.5, 1.0], lambdas=[0.1, 1.0], random_state=0),
 }
 REGRESSORS = (QuantileModel,)
+# fitted on scores in [0, 1] (calibrators, binnings) or on two samples (density ratio)
+SCORE_MODELS = (HistogramBinning, WeightedHistogramBinning, FixedWidthBinning, UniformMassBinning)
 
 
 def _data(n=60, p=3, seed=0):
@@ -89,6 +103,17 @@ def _data(n=60, p=3, seed=0):
 def _fit(cls, params):
     X, y = _data()
     est = cls(**params)
+    if issubclass(cls, SCORE_MODELS):
+        scores = 1.0 / (1.0 + np.exp(-X[:, 0]))
+        if cls is WeightedHistogramBinning:
+            return est.fit(scores, y, sample_weight=np.ones_like(scores))
+        return (
+            est.fit(scores)
+            if cls in (FixedWidthBinning, UniformMassBinning)
+            else est.fit(scores, y)
+        )
+    if cls is ULSIF:
+        return est.fit(X[: len(X) // 2], X[len(X) // 2 :] + 0.5)
     return est.fit(X, X[:, 0] + y) if issubclass(cls, REGRESSORS) else est.fit(X, y)
 
 
@@ -160,7 +185,7 @@ def test_fitted_attributes_are_documented(cls):
 def test_predict_proba_means_class_probabilities():
     X, y = _data()
     for cls, params in ESTIMATORS.items():
-        if params is None or issubclass(cls, REGRESSORS):
+        if params is None or issubclass(cls, REGRESSORS + SCORE_MODELS) or cls is ULSIF:
             continue
         est = _fit(cls, params)
         if hasattr(est, "predict_proba"):
@@ -279,6 +304,15 @@ BAD_PARAMETERS = [
     (_func("boostcm.hashing.sample_training_pairs", [0, 0, 1], 0, 0), "n_pairs", "0"),
     (_func("boostcm.hashing.split_by_entity", [0, 1, 2], 1.0, 0), "train_fraction", "1.0"),
     (_func("boostcm.hashing.klsh_projections", ["ab", "cd"], 2, 0, 0), "n_projections", "0"),
+    (_fit_with(HistogramBinning, n_bins=0), "n_bins", "0"),
+    (_fit_with(HistogramBinning, alpha=1.5), "alpha", "1.5"),
+    (_fit_with(HistogramBinning, n_quantile=2.0), "n_quantile", "2.0"),
+    (_fit_with(HistogramBinning, bins="quantile"), "bins", "'quantile'"),
+    (_fit_with(HistogramBinning, duplicates="keep"), "duplicates", "'keep'"),
+    (_fit_with(WeightedHistogramBinning, relative_mass="oracle"), "relative_mass", "'oracle'"),
+    (_fit_with(ULSIF, n_centers=0), "n_centers", "0"),
+    (_func("boostcm.calibration.uniform_mass_edges", [0.1, 0.2], 3), "n_bins", "3"),
+    (_func("boostcm.calibration.expected_calibration_error", [0.1], [1], n_bins=0), "n_bins", "0"),
 ]
 
 

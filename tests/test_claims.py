@@ -14,11 +14,16 @@ import pytest
 from boostcm._stats import wilson_interval
 from boostcm.report import build_report, write_verdict
 from boostcm.report.claims import (
+    EB_CELLS_AGREE,
     Verdict,
     bound_coverage_verdict,
+    conditional_coverage_verdict,
     correction_verdict,
     coverage_verdict,
     dataset_properties_verdict,
+    exactboost_figure_verdict,
+    exactboost_table_verdict,
+    financial_coverage_verdict,
     hashing_verdict,
 )
 
@@ -28,6 +33,215 @@ NAN = float("nan")
 def _is_json(verdict: Verdict) -> None:
     json.dumps(verdict.to_dict(), allow_nan=False)
     assert "\n" not in verdict.summary and verdict.rule
+
+
+# --- EB-T3, EB-T4, EB-T6..T11, EB-F3 (ExactBoost's result tables) ---------------------------------
+
+
+def _eb_row(dataset, column, ours, published, loss="AUC", role="cell", inputs="", n=5):
+    """One row of an aggregated ExactBoost table: ours = (mean, sd) or None (not run)."""
+    return {
+        "loss": loss,
+        "dataset": dataset,
+        "column": column,
+        "role": role,
+        "inputs": inputs,
+        "n_folds": 0 if ours is None else n,
+        "ours_mean": NAN if ours is None else ours[0],
+        "ours_sd": NAN if ours is None else ours[1],
+        "published": published,
+    }
+
+
+def _eb_published_table(repo, target, datasets, shift=None):
+    """Ours = the published cells (mean and sd) of `datasets`; `shift` moves columns' means."""
+    from boostcm.report import paper_table, split_pm
+
+    paper = paper_table(target, repo / "config/paper").set_index("Dataset")
+    rows = []
+    for d in datasets:
+        for column in paper.columns:
+            m, sd = split_pm(paper.at[d, column])
+            ours = None if m != m else (m + (shift or {}).get(column, 0.0), sd)
+            loss = column.split(": ")[0] if ": " in column else "AUC"  # EB-T3: "AUC: RankBoost"
+            rows.append(_eb_row(d, column, ours, paper.at[d, column], loss=loss))
+    return pd.DataFrame(rows)
+
+
+def test_eb_table_agrees_with_the_published_table_itself(repo):
+    table = _eb_published_table(repo, "EB-T6", ["a1a", "german", "heart", "sonar", "w1a"])
+    v = exactboost_table_verdict(table, "EB-T6")
+    assert v.status == "agrees" and v.details["n_agree"] == v.details["n_compared"] == 40
+    assert v.summary.startswith("40 of 40 compared cells agree")
+    cell = v.details["cells"][0]
+    assert {"row", "column", "ours", "published", "agrees"} <= set(cell)
+    assert cell["row"] == "a1a" and isinstance(cell["ours"], float) and cell["agrees"] is True
+    assert "supplementary section G, Table 6" in v.rule and "2 sqrt" in v.rule
+    _is_json(v)
+
+
+def test_eb_table_deviates_when_a_fifth_of_the_cells_are_far(repo):
+    datasets = ["a1a", "german", "heart", "sonar", "w1a"]
+    shift = {"ExactBoost": 0.3, "kNN": -0.15}  # 2 of 8 columns = 25 % of the cells
+    v = exactboost_table_verdict(_eb_published_table(repo, "EB-T6", datasets, shift), "EB-T6")
+    assert v.status == "deviates" and v.details["n_agree"] == 30
+    assert v.details["per_method"]["ExactBoost"] == {"compared": 5, "agree": 0, "fraction": 0.0}
+    assert "columns below 80%: ExactBoost 0/5, kNN 0/5" in v.summary
+    one = {"ExactBoost": 0.3}  # 1 of 8 columns: 87.5 % agree, above the 80 % bar
+    assert (
+        exactboost_table_verdict(_eb_published_table(repo, "EB-T6", datasets, one), "EB-T6").status
+        == "agrees"
+    )
+    assert EB_CELLS_AGREE == 0.8
+
+
+@pytest.mark.parametrize(
+    "published, ours_sd, n, pub_sd_top",
+    [
+        ("0.11 ± 0.03", 0.02, 5, 0.035),
+        ("0.11 ± 0.0", 0.04, 5, 0.05),
+        ("0.11 ± 0.00", 0.0, 2, 0.005),
+    ],
+)
+def test_eb_cell_exactly_at_the_tolerance_agrees_and_just_beyond_does_not(
+    published, ours_sd, n, pub_sd_top
+):
+    tol = 2 * math.sqrt(ours_sd**2 / n + pub_sd_top**2 / 5) + 0.005
+    for sign in (1, -1):
+        at = pd.DataFrame(
+            [_eb_row("heart", "Logistic", (0.11 + sign * tol, ours_sd), published, n=n)]
+        )
+        v = exactboost_table_verdict(at, "EB-T6")
+        assert v.status == "agrees" and math.isclose(v.details["cells"][0]["tolerance"], tol)
+        beyond = at.assign(ours_mean=0.11 + sign * (tol + 1e-6))
+        assert exactboost_table_verdict(beyond, "EB-T6").status == "deviates"
+
+
+def test_eb_cells_not_compared_are_listed_not_judged():
+    table = pd.DataFrame(
+        [
+            _eb_row("gisette", "RankBoost", (0.01, 0.0), "OOT"),
+            _eb_row("gmsc", "Logistic", None, "0.32 ± 0.01"),
+            _eb_row("heart", "Logistic", (0.09, 0.02), "0.09 ± 0.02"),
+        ]
+    )
+    v = exactboost_table_verdict(table, "EB-T6")
+    agrees = {c["row"]: c["agrees"] for c in v.details["cells"]}
+    assert agrees == {"gisette": None, "gmsc": None, "heart": True}
+    assert v.status == "agrees" and "1 of 1 compared" in v.summary
+    assert "not run here: gmsc" in v.summary
+    only_missing = table.iloc[:2]
+    assert exactboost_table_verdict(only_missing, "EB-T6").status == "deviates"
+
+
+def test_eb_t3_caption_claims_on_ours_and_on_the_published_numbers(repo):
+    table = _eb_published_table(repo, "EB-T3", ["heart", "ionosphere", "oil-spill", "splice"])
+    v = exactboost_table_verdict(table, "EB-T3")
+    claims = {c["short"]: c for c in v.details["claims"]}
+    best = claims["best for all metrics"]
+    # the published numbers: printed sds of one decimal (0.0 -> 0.05), nothing is significant
+    assert best["holds_published"] is True
+    # ours = the printed sds taken literally (0.0): every difference of means is significant
+    assert best["holds"] is False and "heart (KS) than KS: DMKS" in best["evidence"]
+    worse = table.copy()
+    auc_eb = (worse["dataset"] == "splice") & (worse["column"] == "AUC: ExactBoost")
+    worse.loc[auc_eb, ["ours_mean", "ours_sd"]] = [0.30, 0.01]
+    rb = (worse["dataset"] == "splice") & (worse["column"] == "AUC: RankBoost")
+    worse.loc[rb, "ours_sd"] = 0.01
+    c = {c["short"]: c for c in exactboost_table_verdict(worse, "EB-T3").details["claims"]}
+    assert c["best for all metrics"]["holds"] is False
+    assert "splice (AUC) than AUC: RankBoost" in c["best for all metrics"]["evidence"]
+    assert c["much more accurate than Plugin Logistic"]["holds"] is False  # splice no longer
+    _is_json(v)
+
+
+def _ensembler_table(eb_mean, others, base=None, target="EB-T7", inputs="scores"):
+    """One dataset of an ensembler table: ExactBoost's mean and the other columns' means
+    (sd 0.01 everywhere, published = ours)."""
+    rows = [_eb_row("heart", "ExactBoost", (eb_mean, 0.01), f"{eb_mean:.2f} ± 0.01", inputs=inputs)]
+    for name, m in others.items():
+        rows.append(_eb_row("heart", name, (m, 0.01), f"{m:.2f} ± 0.01", inputs=inputs))
+    for name, m in (base or {}).items():
+        rows.append(_eb_row("heart", f"base: {name}", (m, 0.01), "", role="base model"))
+    return pd.DataFrame(rows)
+
+
+def test_eb_ensembler_top_two_and_best_base_model_claims():
+    second = _ensembler_table(0.12, {"AdaBoost": 0.11, "kNN": 0.20}, base={"kNN": 0.13})
+    claims = {c["short"]: c for c in exactboost_table_verdict(second, "EB-T7").details["claims"]}
+    assert claims["top 2 in all cases"]["holds"] is True
+    assert claims["matches the best base model"]["holds"] is True
+    third = _ensembler_table(0.12, {"AdaBoost": 0.11, "kNN": 0.10}, base={"kNN": 0.05})
+    claims = {c["short"]: c for c in exactboost_table_verdict(third, "EB-T7").details["claims"]}
+    assert claims["top 2 in all cases"]["holds"] is False
+    assert "rank 3 on heart" in claims["top 2 in all cases"]["evidence"]
+    assert claims["generally the best ensembler"]["holds"] is False
+    assert claims["matches the best base model"]["holds"] is False
+    assert claims["matches the best base model"]["holds_published"] is None
+    tie = _ensembler_table(0.114, {"AdaBoost": 0.108, "kNN": 0.106})  # all print as 0.11
+    claims = {c["short"]: c for c in exactboost_table_verdict(tie, "EB-T7").details["claims"]}
+    assert claims["top 2 in all cases"]["holds"] is True
+
+
+def test_eb_t4_status_uses_the_default_inputs_and_reports_the_other():
+    scores = _ensembler_table(0.12, {"AdaBoost": 0.2}, target="EB-T4").assign(loss="AUC")
+    features = scores.assign(inputs="scores+features", ours_mean=[0.5, 0.6])
+    table = pd.concat([scores, features], ignore_index=True)
+    v = exactboost_table_verdict(table, "EB-T4", "scores")
+    assert v.status == "agrees" and v.details["inputs_comparison"]["scores+features"]["agree"] == 0
+    assert "other input modes: scores+features 0/2" in v.summary
+    assert exactboost_table_verdict(table, "EB-T4", "scores+features").status == "deviates"
+    assert v.details["cells"][0]["row"] == "heart (AUC)"
+    with pytest.raises(ValueError, match="no ensembler rows"):
+        exactboost_table_verdict(scores, "EB-T4", "scores+features")
+
+
+def _f3_table(surrogate_means):
+    rows = []
+    for d, (eb_mean, means) in surrogate_means.items():
+        rows.append(_eb_row(d, "ExactBoost", (eb_mean, 0.01), f"{eb_mean:.2f} ± 0.01"))
+        rows += [_eb_row(d, n, (m, 0.01), f"{m:.2f} ± 0.01") for n, m in means.items()]
+    return pd.DataFrame(rows)
+
+
+def test_eb_f3_agrees_when_surrogates_are_generally_not_better():
+    ok = _f3_table({d: (0.10, {"kNN": 0.2, "Logistic": 0.1}) for d in ("a1a", "heart")})
+    v = exactboost_figure_verdict(ok)
+    assert v.status == "agrees" and v.details["claims"][0]["holds"] is True
+    assert "not better in 4 of 4 points" in v.summary
+    # 2 of 4 points significantly better: 50 % < 75 %
+    bad = _f3_table({d: (0.10, {"kNN": 0.02, "Logistic": 0.1}) for d in ("a1a", "heart")})
+    v = exactboost_figure_verdict(bad)
+    assert v.status == "deviates" and "kNN on a1a" in v.details["claims"][0]["evidence"]
+    # 1 of 4 better: exactly 75 % not better, "generally" holds
+    edge = _f3_table(
+        {
+            "a1a": (0.1, {"kNN": 0.02, "Logistic": 0.1}),
+            "heart": (0.1, {"kNN": 0.2, "Logistic": 0.1}),
+        }
+    )
+    assert exactboost_figure_verdict(edge).status == "agrees"
+    _is_json(v)
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda t: t.iloc[0:0], "empty"),
+        (lambda t: t.drop(columns="published"), "lacks column"),
+        (lambda t: t.assign(ours_mean=NAN), "NaN"),
+        (lambda t: t.assign(n_folds=1), "at least 2 folds"),
+        (lambda t: t.assign(published="0.09"), "no ± spread"),
+    ],
+)
+def test_eb_bad_input(change, match):
+    table = pd.DataFrame([_eb_row("heart", "Logistic", (0.09, 0.02), "0.09 ± 0.02")])
+    with pytest.raises(ValueError, match=match):
+        exactboost_table_verdict(change(table), "EB-T6")
+    with pytest.raises(ValueError, match="target_id"):
+        exactboost_table_verdict(table, "EB-T5")
+    with pytest.raises(ValueError, match="figure"):
+        exactboost_table_verdict(table, "EB-F3")
 
 
 # --- EB-T1 / EB-T5 -------------------------------------------------------------------------------
@@ -478,6 +692,252 @@ def test_bound_coverage_bad_input():
         bound_coverage_verdict(_runs(), _bounds(), alpha=0.1, delta_cal=0.0, delta_test=0.005)
 
 
+# --- CP-F4.3: daily coverage of online split CQR on the minute series ----------------------------
+
+FIN_SERIES = ("eurusd", "bcousd", "spxusd")
+
+
+def _daily(coverage=(0.898, 0.898, 0.898), days=80, n=1300, wobble=0.01, low_day=None):
+    """Per series and day: n test minutes, covered = round(n x (coverage +- wobble))."""
+    dates = pd.bdate_range("2021-01-05", periods=days).strftime("%Y-%m-%d")
+    rows = []
+    for s, c in zip(FIN_SERIES, coverage):
+        for i, d in enumerate(dates):
+            p = c + (wobble if i % 2 else -wobble)
+            rows.append({"series": s, "date": d, "n": n, "covered": round(n * p)})
+    df = pd.DataFrame(rows)
+    if low_day is not None:  # (series, n, coverage) of one extra day
+        s, n_day, c = low_day
+        df.loc[len(df)] = {
+            "series": s,
+            "date": "2021-06-01",
+            "n": n_day,
+            "covered": round(n_day * c),
+        }
+    return df
+
+
+def _stride(delta=0.0, days=16, n=1400, discordant=40):
+    dates = pd.bdate_range("2021-02-01", periods=days).strftime("%Y-%m-%d")
+    rows = []
+    for s in FIN_SERIES:
+        for i, d in enumerate(dates):
+            ref = round(0.9 * n)
+            shift = round(delta * n) + (2 if i % 2 else -2)
+            rows.append(
+                {
+                    "series": s,
+                    "date": d,
+                    "stride": 60,
+                    "reference_stride": 1,
+                    "n": n,
+                    "covered_reference": ref,
+                    "covered_stride": ref + shift,
+                    "discordant": max(discordant, abs(shift)),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _fin(daily, stride=None):
+    return financial_coverage_verdict(daily, alpha=0.1, n_cal=500, refit_every=60, stride=stride)
+
+
+def test_financial_coverage_agrees_slightly_below_090():
+    v = _fin(_daily(), _stride())
+    assert v.status == "agrees", v.summary
+    assert "Period 2021-01-05 to 2021-04-26 (the thesis: all of 2021)" in v.summary
+    assert "eurusd 0.8977" in v.summary and "stride check (" in v.summary
+    claims = v.details["claims"]
+    assert len(claims) == 12 and all(c["holds"] for c in claims)
+    assert set(claims[0]) == {"claim", "holds", "evidence"}
+    cell = v.details["cells"][0]
+    assert set(cell) == {"row", "column", "ours", "published", "agrees"} and cell["row"] == "eurusd"
+    assert cell["ours"] == 0.8977 and cell["published"] == 0.895
+    _is_json(v)
+
+
+def test_financial_coverage_deviates_significantly_below_0895():
+    v = _fin(_daily(coverage=(0.898, 0.885, 0.898)))
+    assert v.status == "deviates"
+    failing = [c["claim"] for c in v.details["claims"] if not c["holds"]]
+    assert failing == ["bcousd: marginal coverage above 0.895 (caption)"]
+    assert "Failing: bcousd: marginal coverage above 0.895" in v.summary
+    assert "stride check not run in this profile" in v.summary
+
+
+def test_financial_coverage_accounts_for_the_number_of_test_minutes():
+    # 0.893 over 80 days of 1300 minutes is significantly below 0.895 only if days agree closely
+    few = _daily(coverage=(0.893, 0.898, 0.898), days=5, n=300, wobble=0.0)
+    assert _fin(few).status == "agrees"
+    many = _daily(coverage=(0.893, 0.898, 0.898), days=400, n=1400, wobble=0.0)
+    assert _fin(many).status == "deviates"
+
+
+def test_financial_coverage_deviates_above_090():
+    v = _fin(_daily(coverage=(0.898, 0.898, 0.91)))
+    failing = [c["claim"] for c in v.details["claims"] if not c["holds"]]
+    assert v.status == "deviates" and failing == ["spxusd: marginal coverage slightly below 90%"]
+
+
+def test_financial_coverage_a_drastic_day_deviates_unless_it_is_tiny():
+    v = _fin(_daily(low_day=("eurusd", 1000, 0.79)))
+    assert v.status == "deviates"
+    assert "eurusd 0.790 (2021-06-01)" in v.summary
+    assert _fin(_daily(low_day=("eurusd", 99, 0.5))).status == "agrees"
+    assert _fin(_daily(low_day=("eurusd", 1000, 0.8))).status == "agrees"  # exactly 1 - 2 alpha
+
+
+def test_financial_coverage_stride_check_is_an_equivalence_test():
+    assert _fin(_daily(), _stride(delta=0.01)).status == "deviates"
+    v = _fin(_daily(), _stride(delta=0.001))
+    assert v.status == "agrees", v.summary
+    # a small difference that more noise makes impossible to call equivalent
+    noisy = _stride(delta=0.001, days=2, n=300, discordant=150)
+    v = _fin(_daily(), noisy)
+    assert v.status == "deviates" and "fails" in v.summary
+    rows = v.details["stride_check"]
+    assert rows[0]["stride"] == 60 and rows[0]["reference_stride"] == 1
+
+
+def test_financial_coverage_bad_input():
+    with pytest.raises(ValueError, match="alpha = 0.1"):
+        financial_coverage_verdict(_daily(), alpha=0.2, n_cal=500, refit_every=60)
+    bad = _daily()
+    bad.loc[0, "covered"] = bad.loc[0, "n"] + 1
+    with pytest.raises(ValueError, match="covered <= n"):
+        _fin(bad)
+    bad = _daily()
+    bad.loc[0, "n"] = NAN
+    with pytest.raises(ValueError, match="NaN"):
+        _fin(bad)
+    with pytest.raises(ValueError, match="empty"):
+        _fin(_daily().iloc[:0])
+    with pytest.raises(ValueError, match="lacks column"):
+        _fin(_daily().drop(columns="covered"))
+
+
+# --- CP-T4.1: coverage on events beside thesis Table 4.1 -----------------------------------------
+
+EVENT_KEYS = {
+    "Uptrend": "uptrend",
+    "Downtrend": "downtrend",
+    "High vol.": "high_volatility",
+    "Low vol.": "low_volatility",
+}
+
+
+def _paper_t41(repo):
+    from boostcm.report import paper_table
+
+    return paper_table("CP-T4.1", repo / "config/paper")
+
+
+def _cells(repo, se=0.002, shift=None, series=FIN_SERIES, flat=False, split_shift=0.02):
+    """Our cells = the published values (+ shift {(series, n_cal, column): delta})."""
+    rows = []
+    for _, r in _paper_t41(repo).iterrows():
+        if r["Dataset"] not in series:
+            continue
+        for col, event in EVENT_KEYS.items():
+            n_cal = int(r["Cal. set size"])
+            pub = float(r[col].rstrip("%")) / 100
+            if flat:
+                pub = 0.895
+            pub += (shift or {}).get((r["Dataset"], n_cal, col), 0.0)
+            for reading, c in (("conditional", pub), ("split", pub - split_shift)):
+                rows.append(
+                    {
+                        "series": r["Dataset"],
+                        "n_cal": n_cal,
+                        "event": event,
+                        "column": col,
+                        "reading": reading,
+                        "n": 20000,
+                        "coverage": c,
+                        "se": se,
+                        "first_test": "2021-01-07 00:00:00",
+                        "last_test": "2021-05-20 23:59:00",
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_events_agree_with_the_published_table_itself(repo):
+    v = conditional_coverage_verdict(_cells(repo), _paper_t41(repo), alpha=0.1)
+    assert v.status == "agrees", v.summary
+    assert v.summary.startswith("Period 2021-01-07 to 2021-05-20")
+    assert "36 of 36 cells within tolerance" in v.summary
+    cell = v.details["cells"][0]
+    assert {"row", "column", "ours", "published", "agrees"} <= set(cell)
+    assert cell["row"] == "eurusd, 500" and cell["column"] == "Uptrend"
+    assert cell["published"] == pytest.approx(0.8876)
+    assert all(c["holds"] for c in v.details["claims"]) and len(v.details["claims"]) == 2
+    # the plain split-CP reading, 2 points lower, is reported and does not decide
+    assert not any(c["agrees"] for c in v.details["cells_split"])
+    _is_json(v)
+
+
+def test_events_cell_tolerance_grows_with_fewer_test_points(repo):
+    shift = {("bcousd", 1000, "High vol."): 0.02}
+    tight = conditional_coverage_verdict(_cells(repo, shift=shift), _paper_t41(repo), alpha=0.1)
+    assert tight.status == "deviates" and "35 of 36" in tight.summary
+    assert "largest gap bcousd, 1000 High vol." in tight.summary
+    loose = conditional_coverage_verdict(
+        _cells(repo, se=0.01, shift=shift), _paper_t41(repo), alpha=0.1
+    )
+    assert loose.status == "agrees", loose.summary
+
+
+def test_events_deviate_when_larger_calibration_sets_do_not_help(repo):
+    v = conditional_coverage_verdict(_cells(repo, flat=True), _paper_t41(repo), alpha=0.1)
+    assert v.status == "deviates"
+    holds = {c["claim"].split(" (")[0]: c["holds"] for c in v.details["claims"]}
+    assert holds["larger calibration sets improve coverage"] is False
+
+
+def test_events_deviate_far_from_nominal(repo):
+    shift = {(s, c, col): -0.05 for s in FIN_SERIES for c in (500,) for col in EVENT_KEYS}
+    v = conditional_coverage_verdict(
+        _cells(repo, se=0.03, shift=shift), _paper_t41(repo), alpha=0.1
+    )
+    assert v.status == "agrees"  # se 0.03: nothing is significant
+    v = conditional_coverage_verdict(
+        _cells(repo, se=0.001, shift=shift), _paper_t41(repo), alpha=0.1
+    )
+    assert v.status == "deviates"
+    assert v.details["claims"][0]["holds"] is False
+
+
+def test_events_judge_only_what_was_run(repo):
+    v = conditional_coverage_verdict(_cells(repo, series=("eurusd",)), _paper_t41(repo), alpha=0.1)
+    assert v.status == "agrees" and "12 of 12" in v.summary
+    assert "Not computed in this run: 24 published cells" in v.summary
+    assert len(v.details["not_judged"]) == 24
+    only_500 = _cells(repo)
+    only_500 = only_500[only_500["n_cal"] == 500]
+    v = conditional_coverage_verdict(only_500, _paper_t41(repo), alpha=0.1)
+    assert len(v.details["claims"]) == 1  # the n_cal claim needs 500 and 5000
+
+
+def test_events_bad_input(repo):
+    paper = _paper_t41(repo)
+    with pytest.raises(ValueError, match="alpha = 0.1"):
+        conditional_coverage_verdict(_cells(repo), paper, alpha=0.05)
+    with pytest.raises(ValueError, match="no published cell"):
+        conditional_coverage_verdict(_cells(repo).assign(series="x"), paper, alpha=0.1)
+    bad = paper.copy()
+    bad.loc[0, "Uptrend"] = "n/a"
+    with pytest.raises(ValueError, match="unparsable cell"):
+        conditional_coverage_verdict(_cells(repo), bad, alpha=0.1)
+    nan = _cells(repo)
+    nan.loc[0, "coverage"] = NAN
+    with pytest.raises(ValueError, match="NaN"):
+        conditional_coverage_verdict(nan, paper, alpha=0.1)
+    with pytest.raises(ValueError, match="readings"):
+        conditional_coverage_verdict(_cells(repo).replace("split", "other"), paper, alpha=0.1)
+
+
 # --- the verdict, its JSON and the report ---------------------------------------------------------
 
 
@@ -619,3 +1079,21 @@ def test_bound_coverage_cells_and_three_claims():
     assert cells[("1-p = 0.5", "mean coverage")]["published"] == pytest.approx(0.9)
     assert cells[("1-p = 0.9", "bound (proven_window)")]["ours"] is None
     assert [c["holds"] for c in v.details["claims"]] == [False, True, False]
+@pytest.mark.parametrize(
+    "summary",
+    [
+        "coverage nan at 0.5",
+        "dependence >= 0.999: ; rest",
+        "differ: ",
+        "flagged () points",
+        "a; ; b",
+    ],
+)
+def test_a_broken_summary_is_refused(summary):
+    with pytest.raises(ValueError, match="broken verdict summary"):
+        Verdict("CP-F4.1", "agrees", summary, rule="a rule")
+
+
+def test_a_sound_summary_passes():
+    text = "ratio 2.83 at n_cal=2000; bound -inf at 1-p=0.99 (vacuous): finite elsewhere"
+    assert Verdict("CP-F4.2a", "deviates", text, rule="a rule").summary == text

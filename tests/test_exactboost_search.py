@@ -93,6 +93,7 @@ def test_exact_matches_brute_force_and_greedy_is_never_better(loss, theta):
         assert rd.loss >= bf - 1e-12
         assert -1 <= min(ex.a, ex.b) and max(ex.a, ex.b) <= 1
         assert ex.loss == pytest.approx(bf, abs=1e-12)
+        assert ex.certified and not gr.certified and not rd.certified
         assert gr.loss >= bf - 1e-12
         misses += gr.loss > bf + 1e-12
     assert misses < 25  # greedy finds the optimum at least sometimes (sanity of the comparison)
@@ -142,23 +143,45 @@ def test_cutoff_keeps_every_result_below_it(loss):
     """The booster passes the best badness of the round's earlier features as `cutoff`: a
     search must return its own result whenever that result is below the cutoff, and otherwise
     something not below it (so the feature is not chosen either way)."""
+    from boostcm.exactboost._interval import BIG
     from boostcm.exactboost._search import EXACT, GREEDY, REDUCED, search
+    from boostcm.exactboost._workspace import MarginLoss, make_workspace
     from boostcm.metrics._kernels import METRIC_IDS
 
     rng = np.random.default_rng(5)
-    big = np.iinfo(np.int64).max
+    ws = make_workspace(40, 0).search  # serves every problem of up to 40 points
     for _ in range(30):
         x, y, s = random_problem(rng, int(rng.integers(6, 40)))
         o = np.argsort(s, kind="mergesort")
-        args = (s[o], x[o], y[o].astype(np.int64), THETA, 1.0, METRIC_IDS[loss], 3)
+        args = (s[o], x[o], y[o].astype(np.int64), MarginLoss(METRIC_IDS[loss], THETA, 1.0, 3))
         for method in (GREEDY, EXACT, REDUCED):
-            full = search(*args, method, 53, big)
-            for cut in (full[0] + 1, full[0], full[0] - 1, 0):
-                res = search(*args, method, 53, cut)
-                if full[0] < cut:
+            full = search(*args, method, 53, BIG, ws)
+            assert full.certified == (method == EXACT)
+            for cut in (full.badness + 1, full.badness, full.badness - 1, 0):
+                res = search(*args, method, 53, cut, ws)
+                if full.badness < cut:
                     assert res[:4] == full[:4]
                 else:
-                    assert res[0] >= cut
+                    assert res.badness >= cut
+                # the exact search certifies its result unless the cutoff pruned a better one
+                assert res.certified == (method == EXACT and res.badness <= cut)
+
+
+def test_exact_search_is_not_certified_when_its_budget_runs_out():
+    from boostcm.exactboost._exact import EXACT_MAX_BOUNDS, exact_search
+    from boostcm.exactboost._interval import BIG
+    from boostcm.exactboost._workspace import MarginLoss, make_workspace
+    from boostcm.metrics._kernels import METRIC_IDS
+
+    x, y, s = random_problem(np.random.default_rng(4), 30)
+    o = np.argsort(s, kind="mergesort")
+    args = (s[o], x[o], y[o].astype(np.int64), MarginLoss(METRIC_IDS["ks"], THETA, 1.0, 1), 53)
+    ws = make_workspace(30, 0).search
+    full = exact_search(*args, EXACT_MAX_BOUNDS, BIG, ws)
+    short = exact_search(*args, 3, BIG, ws)
+    assert full.certified and full.work > 4
+    assert not short.certified and short.work == 4  # stops at the first check past 3 bounds
+    assert short.badness >= full.badness
 
 
 @pytest.mark.parametrize("loss", ["auc", "ks"])
@@ -198,7 +221,7 @@ def plain_greedy(s, x, y, theta, metric, k, levels=53):
     """The greedy descent written plainly (every child's runs built from scratch and bounded on
     its own), with the same centre-incumbent stop as greedy_search; its shortcuts must not
     change the result."""
-    from boostcm.exactboost._search import _BIG, _xi_half, box_offsets, point_offsets
+    from boostcm.exactboost._interval import BIG, box_offsets, point_offsets, xi_half
     from boostcm.metrics._kernels import BOUND, BOUND_MARGIN, VALUE, badness
 
     m = s.shape[0]
@@ -206,12 +229,12 @@ def plain_greedy(s, x, y, theta, metric, k, levels=53):
     mode = BOUND_MARGIN if theta > 0 else BOUND
     xl, xh, al, ah, bl, bh = x.min(), x.max(), -1.0, 1.0, -1.0, 1.0
     und, ulo, uhi = m, -np.inf, np.inf
-    inc, best_stump = _BIG, (xh, 0.0, 0.0)
+    inc, best_stump = BIG, (xh, 0.0, 0.0)
     for _ in range(levels):
         am, bm = 0.5 * (al + ah), 0.5 * (bl + bh)
-        best, choice = _BIG, None
+        best, choice = BIG, None
         for h in range(2 if und > 0 else 1):
-            cxl, cxh = _xi_half(h, xl, xh, und, ulo, uhi) if und > 0 else (xl, xh)
+            cxl, cxh = xi_half(h, xl, xh, und, ulo, uhi) if und > 0 else (xl, xh)
             vals, start, length, cund = plain_runs(s, x, y, cxl, cxh)
             for c in range(3):
                 A = (al, am) if c < 2 else (am, ah)
@@ -249,7 +272,8 @@ def test_greedy_shortcuts_keep_the_plain_descent(loss, theta):
     pairs shared, pair counts reused while the pairs' order cannot change; all: a level stops
     at the first child whose bound equals its parent's); stump and badness must equal the
     plain descent's, on problems with many points (so each shortcut runs) and tied scores."""
-    from boostcm.exactboost._search import greedy_search
+    from boostcm.exactboost._greedy import greedy_search
+    from boostcm.exactboost._workspace import MarginLoss, make_workspace
     from boostcm.metrics._kernels import METRIC_IDS
 
     rng = np.random.default_rng(11)
@@ -262,8 +286,12 @@ def test_greedy_shortcuts_keep_the_plain_descent(loss, theta):
         o = np.argsort(s, kind="mergesort")
         s, x, y = s[o], x[o], y[o]
         k = int(rng.integers(1, n // 3))
-        got = greedy_search(s, x, y, theta, 1.0, METRIC_IDS[loss], k, 53, np.iinfo(np.int64).max)
-        assert tuple(got[:4]) == plain_greedy(s, x, y, theta, METRIC_IDS[loss], k)
+        loss_k = MarginLoss(METRIC_IDS[loss], theta, 1.0, k)
+        got = greedy_search(
+            s, x, y, loss_k, 53, np.iinfo(np.int64).max, make_workspace(n, 0).search
+        )
+        want = plain_greedy(s, x, y, theta, METRIC_IDS[loss], k)
+        assert (got.badness, got.threshold, got.a, got.b) == want
 
 
 def test_pair_counts_by_bisection_match_brute_force():

@@ -7,7 +7,14 @@ import os
 import numpy as np
 import pytest
 
-from boostcm._io import atomic_path, derive_rng, read_parquet_metadata, write_json, write_parquet
+from boostcm._io import (
+    atomic_path,
+    common_settings,
+    derive_rng,
+    read_parquet_metadata,
+    write_json,
+    write_parquet,
+)
 
 
 def test_outputs_get_the_permissions_of_any_new_file(tmp_path):
@@ -51,3 +58,21 @@ def test_streams_depend_on_every_key_and_nothing_else():
     assert np.array_equal(a, derive_rng(0, "job", 1).random(4))
     assert not np.array_equal(a, derive_rng(0, "job", 2).random(4))
     assert not np.array_equal(a, derive_rng(1, "job", 1).random(4))
+
+
+def test_common_settings_refuses_a_file_of_other_settings(tmp_path):
+    import pandas as pd
+
+    frame = pd.DataFrame({"x": [1.0]})
+    for name, meta in [("a", {"n": 5, "first": 0}), ("b", {"n": 5, "first": 3})]:
+        write_parquet(tmp_path / f"{name}.parquet", frame, meta)
+    write_parquet(tmp_path / "c.parquet", frame, {"n": 6, "first": 6})
+    ab = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
+    assert common_settings(ab, exclude=("first",)) == {"n": 5}
+    assert common_settings(ab, keys=("n",)) == {"n": 5}
+    with pytest.raises(ValueError, match=r"b.parquet was run with other settings .*\(first\)"):
+        common_settings(ab)
+    with pytest.raises(ValueError, match=r"c.parquet .*\(n\)"):
+        common_settings([*ab, tmp_path / "c.parquet"], exclude=("first",))
+    with pytest.raises(ValueError, match="no files"):
+        common_settings([])

@@ -40,6 +40,7 @@ JOB_TARGETS = [
     "results/conformal_bounds/CP-F4.2b_runs.parquet",
     "results/tables/HASH-T3.5.csv",
     "results/tables/EB-T1.csv",
+    "results/exactboost/estimators/heart/fold0/exactboost-auc.parquet",
 ]
 # What is not a result: logs, timings, Snakemake's own state.
 NOT_RESULTS = ("logs", "benchmarks")
@@ -72,6 +73,40 @@ def test_ci_profile_builds_tables_and_report(workdir):
         assert (work / f"results/tables/{target}.md").is_file()
     html = (work / "results/report/index.html").read_text()
     assert "EB-T1" in html and "CP-F4.1" in html and "agrees" in html
+    # ExactBoost's tables: at the profile's sizes the verdicts exercise the pipeline only
+    for target in ("EB-T3", "EB-T4", "EB-T6", "EB-T7", "EB-T8", "EB-T9", "EB-T10", "EB-T11"):
+        verdict = json.loads((work / f"results/verdicts/{target}.json").read_text())
+        assert verdict["status"] in ("agrees", "deviates"), verdict
+        assert verdict["details"]["n_compared"] > 0, target
+        assert (work / f"results/tables/{target}.md").is_file()
+    assert (work / "results/figures/EB-F3.png").is_file()
+    assert json.loads((work / "results/verdicts/EB-F3.json").read_text())["details"]["claims"]
+
+
+def test_ci_profile_builds_the_calibration_targets(workdir):
+    work, _ = workdir
+    for target in ("GUPTA-F2", "GUPTA-F3"):
+        verdict = json.loads((work / f"results/verdicts/{target}.json").read_text())
+        assert verdict["status"] in ("agrees", "deviates"), verdict
+        assert verdict["details"]["n_runs"] >= 2 and verdict["rule"]
+        assert (work / f"results/figures/{target}.png").stat().st_size > 0
+        assert (work / f"results/tables/{target}.csv").is_file()
+    for target, output in (
+        ("GUPTA-T1", "tables/GUPTA-T1.md"),
+        ("GUPTA-F1", "figures/GUPTA-F1.png"),
+    ):
+        verdict = json.loads((work / f"results/verdicts/{target}.json").read_text())
+        assert verdict["status"] == "built" and (work / "results" / output).is_file()
+
+
+def test_ci_profile_builds_the_financial_targets(workdir):
+    work, _ = workdir
+    for target in ("CP-F4.3", "CP-T4.1"):
+        verdict = json.loads((work / f"results/verdicts/{target}.json").read_text())
+        assert verdict["status"] in ("agrees", "deviates"), verdict
+        assert "Period 2021-01-18 to 2021-01-21" in verdict["summary"], verdict["summary"]
+        assert (work / f"results/figures/{target}.png").stat().st_size > 0
+        assert (work / f"results/tables/{target}.csv").is_file()
 
 
 def test_second_run_does_nothing(workdir):

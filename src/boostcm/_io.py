@@ -74,6 +74,47 @@ def read_parquet_metadata(path) -> dict:
     return json.loads(raw) if raw else {}
 
 
+def common_settings(paths, keys=None, exclude=()) -> dict:
+    """The settings stored by :func:`write_parquet` that every file of a set shares.
+
+    Job and chunk files are aggregated only when they were run with the same settings: a stale file
+    of another config profile must not slip into a table.
+
+    Parameters
+    ----------
+    paths : sequence of path-like
+        The parquet files.
+    keys : sequence of str, optional
+        The metadata keys that must agree; default every key except `exclude`.
+    exclude : sequence of str, default ()
+        Keys that may differ between files (e.g. the chunk's first index).
+
+    Returns
+    -------
+    dict
+        The shared settings.
+
+    Raises
+    ------
+    ValueError
+        If `paths` is empty, or naming the first file that was run with other settings and the
+        keys that differ.
+    """
+    settings = None
+    for path in paths:
+        meta = read_parquet_metadata(path)
+        names = meta.keys() if keys is None else keys
+        these = {k: meta.get(k) for k in names if k not in exclude}
+        if settings is None:
+            settings, first = these, path
+        elif these != settings:
+            diff = sorted(k for k in set(these) | set(settings) if these.get(k) != settings.get(k))
+            raise ValueError(f"{path} was run with other settings than {first} ({', '.join(diff)})")
+    if settings is None:
+        raise ValueError("no files to aggregate")
+    return settings
+
+
 def derive_rng(seed: int, *keys) -> np.random.Generator:
     """A Generator determined by the global seed and any wildcards (strings or ints).
 

@@ -28,6 +28,7 @@ __all__ = [
     "check_rng",
     "check_same_length",
     "check_switch_probabilities",
+    "check_unit_interval",
 ]
 
 
@@ -73,6 +74,20 @@ def check_binary_labels(y, n: int | None = None, name: str = "y") -> np.ndarray:
     if values.shape[0] < 2:
         raise ValueError(f"{name} contains a single class ({values}); both 0 and 1 are needed")
     return arr.astype(np.int64)
+
+
+def check_unit_interval(x, name: str = "scores") -> np.ndarray:
+    """Return x as a float64 1-D array of values in [0, 1]; reject NaN/inf, empty input and any
+    value outside [0, 1] (naming the first offending value)."""
+    arr = check_finite_1d(x, name)
+    bad = (arr < 0.0) | (arr > 1.0)
+    if np.any(bad):
+        first = float(arr[np.argmax(bad)])
+        raise ValueError(
+            f"{name} must lie in [0, 1] (probabilities), got {int(bad.sum())} value(s) outside, "
+            f"e.g. {first!r}"
+        )
+    return arr
 
 
 def check_same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> None:

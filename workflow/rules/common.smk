@@ -7,7 +7,8 @@ from pathlib import Path
 
 from snakemake.utils import min_version
 
-from boostcm.datasets import dataset_entry
+from boostcm.datasets import dataset_files, dataset_layouts, resolve_layout
+from boostcm.experiments.financial import week_starts
 from boostcm.datasets.fetch import MIRROR_ENV
 from boostcm.experiments.config import load_schema, validate_config
 from boostcm.experiments.workflow import clear_stale_locks
@@ -67,9 +68,18 @@ def notebook_cmd(notebook, executed, **params):
     return f"papermill --no-progress-bar -k python3 {notebook} {executed} {args}"
 
 
+def data_layout(name):
+    """File layout of a dataset in this run: the first (catalog order) whose files are all in
+    results/data/raw or the mirror, e.g. the yearly HistData file once downloaded, else the
+    monthly files (D75)."""
+    return resolve_layout(name, ["results/data/raw", os.environ.get(MIRROR_ENV)])
+
+
 def raw_files(name):
-    """Raw files of a catalog dataset, under results/data/raw."""
-    return [f"results/data/raw/{f['path']}" for f in dataset_entry(name)["files"]]
+    """Raw files of a catalog dataset (in its layout of this run), under results/data/raw."""
+    return [
+        f"results/data/raw/{f['path']}" for f in dataset_files(name, data_layout(name))
+    ]
 
 
 def processed_files(names):
@@ -78,4 +88,24 @@ def processed_files(names):
         f"results/data/processed/{n}.parquet"
         for n in names
         if n in config["data"]["datasets"]
+    ]
+
+
+def financial_weeks(series, start=None, end=None):
+    """Mondays of the weeks of the run: the config's period, else the period of the series'
+    file layout in this run (the yearly file when present, else January-May 2021)."""
+    period = dataset_layouts(series)[data_layout(series)]["period"]
+    return week_starts(
+        start or config["financial"]["start"] or period["start"],
+        end or config["financial"]["end"] or period["end"],
+    )
+
+
+def financial_jobs(series_list, cal_sizes, stride, start=None, end=None):
+    """Weekly job files of CP-F4.3 / CP-T4.1 (workflow/rules/financial.smk)."""
+    return [
+        f"results/financial/jobs/{s}/ncal{c}_stride{stride}/{w}.parquet"
+        for s in series_list
+        for c in cal_sizes
+        for w in financial_weeks(s, start, end)
     ]

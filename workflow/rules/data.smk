@@ -23,8 +23,9 @@ for _name in dataset_names():
             CONDA_ENV
         params:
             dataset=_name,
+            layout=data_layout(_name),
         shell:
-            "boostcm fetch {params.dataset} --raw-dir results/data/raw > {log} 2>&1"
+            "boostcm fetch {params.dataset} --layout {params.layout} --raw-dir results/data/raw > {log} 2>&1"
 
 
 rule process_dataset:
@@ -36,5 +37,8 @@ rule process_dataset:
         "results/logs/process/{dataset}.log",
     conda:
         CONDA_ENV
+    params:
+        layout=lambda wildcards: data_layout(wildcards.dataset),
     shell:
-        "boostcm process {wildcards.dataset} --raw-dir results/data/raw --out {output} > {log} 2>&1"
+        "boostcm process {wildcards.dataset} --layout {params.layout} --raw-dir results/data/raw"
+        " --out {output} > {log} 2>&1"

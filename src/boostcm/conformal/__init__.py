@@ -11,7 +11,10 @@ split CP       empirical_quantile (4.1), quantile_rank, calibrate, cqr_scores, s
                split_cqr(model, X, y, n_train, n_cal, alpha, n_test=None) -> SplitCQRResult
                (lower, upper, threshold, covered, scores_test)
 variants       conditional_thresholds / conditional_coverage (sets A), rank_one_out_thresholds,
-               rcps_threshold / empirical_risk, sliding_window_cqr (online, refit per block)
+               rcps_threshold / empirical_risk, sliding_window_cqr (online: refit per block, or
+               every refit_every test times with the calibration window sliding at each; events)
+series         minute_returns (linear returns, discarded weekdays, gaps not bridged),
+               returns_design (lagged returns at consecutive minutes), return_events (Table 4.1)
 beta-mixing    two_state_beta, lagged_window_beta (mixing); eps_cal (4.12), eps_test (4.14),
                eps_cal_conditional (4.15), eps_test_conditional (4.16), marginal_coverage_bound (Thm 4.5),
                empirical_coverage_bound (Thm 4.6), iid_eps (4.22) (bounds; docs/conformal_bounds.md)
@@ -50,6 +53,7 @@ from .quantile_models import (
     QuantileRandomForest,
     make_quantile_model,
 )
+from .series import minute_returns, return_events, returns_design
 from .split import (
     SplitCQRResult,
     absolute_residual_scores,
@@ -107,6 +111,9 @@ __all__ = [
     "rank_one_out_thresholds",
     "rcps_threshold",
     "sliding_window_cqr",
+    "minute_returns",
+    "returns_design",
+    "return_events",
     "split_cqr",
     "split_indices",
 ]

@@ -1,8 +1,12 @@
 """Online (sliding-window) split CQR (thesis section 4.4, Example 3).
 
-For each block of `step` consecutive test times t: fit a fresh quantile model on the n_train pairs
-that precede the calibration window, calibrate on the n_cal pairs immediately before t, and predict
-the intervals of the block. step = 1 re-fits at every test time (the thesis's protocol).
+For each test time t the interval comes from a quantile model fitted on n_train pairs and a
+threshold calibrated on the n_cal pairs that follow them, all before t. By default the model is
+fitted and calibrated once per block of `step` test times (step = 1: the thesis's protocol,
+a new model and calibration window at every minute). With ``refit_every=R`` the calibration window
+still slides at every test time while the model is refitted only every R test times (D76), which
+divides the cost by about R; ``events`` adds the conditional thresholds of section 4.1.2
+(Theorem 4.3) on sets of feature vectors.
 """
 
 from __future__ import annotations
@@ -36,12 +40,20 @@ def sliding_window_cqr(
     start: int | None = None,
     stop: int | None = None,
     finite_sample_correction: bool = False,
+    refit_every: int | None = None,
+    events: Callable[[np.ndarray, np.ndarray], pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
-    """Online split CQR: refit and recalibrate on sliding windows before each block of test times.
+    """Online split CQR: refit and recalibrate on sliding windows before each test time.
 
-    For each block of `step` consecutive test times t, a fresh quantile model is fitted on the
-    n_train pairs preceding the calibration window, calibrated on the n_cal pairs immediately
-    before t, and used for the intervals of the block.
+    Default (``refit_every=None``): for each block of `step` consecutive test times t, a fresh
+    quantile model is fitted on the n_train pairs preceding the calibration window, calibrated on
+    the n_cal pairs immediately before t, and used for the intervals of the block.
+
+    With ``refit_every=R`` (and step = 1): the model used at test time t was fitted at
+    t0 = first + R floor((t - first) / R), first = n_train + n_cal, on the pairs
+    [t0 - n_cal - n_train, t0 - n_cal); the threshold of t is calibrated on [t - n_cal, t) with
+    that model. The refit times do not depend on `start` and `stop`, so a series cut into chunks
+    gives the same intervals as one run. R = 1 is the thesis's protocol.
 
     Parameters
     ----------
@@ -51,7 +63,8 @@ def sliding_window_cqr(
         Targets; finite.
     model_factory : callable
         ``model_factory(window_number)`` returns a fresh, unfitted quantile model (seed it from
-        the window number for reproducibility).
+        the window number for reproducibility). Window numbers count the fits from `start`
+        (default) or from `first` (``refit_every``).
     n_train : int
         Length of the training window; >= 1.
     n_cal : int
@@ -59,19 +72,31 @@ def sliding_window_cqr(
     alpha : float
         Miscoverage level in (0, 1).
     step : int, default=1
-        Test times per refit (1 refits at every test time, the thesis's protocol).
+        Test times per refit and calibration (1 refits at every test time, the thesis's
+        protocol); must be 1 with `refit_every`.
     start : int or None, default=None
         First test index; None means n_train + n_cal (the first index with full windows).
     stop : int or None, default=None
         End of the test range (exclusive); None means len(y).
     finite_sample_correction : bool, default=False
         Use the rank ceil((1 - alpha)(n_cal + 1)) for the thresholds.
+    refit_every : int or None, default=None
+        Refit stride R >= 1: recalibrate at every test time, refit every R test times.
+    events : callable or None, default=None
+        ``events(X_rows, X_train)`` returns a DataFrame of boolean columns, one per set A of
+        feature vectors (it may depend on the training window, e.g. a threshold). Each test
+        time then also gets, per set, the conditional threshold q(A) calibrated on the
+        calibration points in A (section 4.1.2; +inf when there is none).
 
     Returns
     -------
     intervals : pandas.DataFrame
-        One row per test index with columns index, lower, upper, y, threshold, window and
-        covered.
+        One row per test index with columns index, lower, upper, y, threshold, window,
+        fitted_at (the test index at which its model was fitted: training window
+        [fitted_at - n_cal - n_train, fitted_at - n_cal)) and covered; with `events`, per set A
+        the columns ``in_A`` (the test point is in A), ``threshold_A``, ``n_cal_A`` (calibration
+        points in A) and ``covered_A`` (by [lower_raw - q(A), upper_raw + q(A)]; meaningful where
+        ``in_A``).
 
     Raises
     ------
@@ -81,7 +106,7 @@ def sliding_window_cqr(
     References
     ----------
     .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
-       PhD thesis, IMPA, 2022, section 4.4 (Example 3).
+       PhD thesis, IMPA, 2022, section 4.4 (Example 3) and section 4.1.2 (Theorem 4.3).
 
     Examples
     --------
@@ -92,6 +117,18 @@ def sliding_window_cqr(
     >>> out = sliding_window_cqr(X, y, factory, n_train=200, n_cal=100, alpha=0.2, step=50)
     >>> len(out), int(out["window"].max())
     (97, 1)
+
+    Refit every 40 test times, recalibrate at every one, with a conditional threshold on the set
+    {x : x_3 > 0}:
+
+    >>> import pandas as pd
+    >>> up = lambda rows, train: pd.DataFrame({"up": rows[:, -1] > 0})
+    >>> out = sliding_window_cqr(X, y, factory, n_train=200, n_cal=100, alpha=0.2,
+    ...                          refit_every=40, events=up)
+    >>> out["fitted_at"].unique().tolist(), int(out["threshold"].nunique()) > 3
+    ([300, 340, 380], True)
+    >>> bool((out["n_cal_up"] > 0).all())
+    True
     """
     alpha = check_probability(alpha)
     X = check_finite_2d(X, "X")
@@ -100,6 +137,12 @@ def sliding_window_cqr(
     check_same_length(X, y, "X", "y")
     for name, v in (("n_train", n_train), ("n_cal", n_cal), ("step", step)):
         check_integer(v, name, min_value=1)
+    if refit_every is not None:
+        check_integer(refit_every, "refit_every", min_value=1)
+        if step != 1:
+            raise ValueError(
+                f"refit_every recalibrates at every test time: step must be 1, got {step}"
+            )
     first = n_train + n_cal
     start = first if start is None else int(start)
     stop = n if stop is None else int(stop)
@@ -112,26 +155,73 @@ def sliding_window_cqr(
         raise ValueError(
             f"test range [{start}, {stop}) must lie in [{first}, {n}) and be non-empty"
         )
-    parts = []
-    for w, t in enumerate(range(start, stop, step)):
-        end = min(t + step, stop)
-        model = model_factory(w)
-        model.fit(X[t - n_cal - n_train : t - n_cal], y[t - n_cal - n_train : t - n_cal])
-        lo_c, hi_c = model.predict_interval(X[t - n_cal : t])
-        q = calibrate(cqr_scores(y[t - n_cal : t], lo_c, hi_c), alpha, finite_sample_correction)
-        lo, hi = model.predict_interval(X[t:end])
-        parts.append(
-            pd.DataFrame(
-                {
-                    "index": np.arange(t, end),
-                    "lower": lo - q,
-                    "upper": hi + q,
-                    "y": y[t:end],
-                    "threshold": q,
-                    "window": w,
-                }
-            )
-        )
+    if refit_every is None:
+        # (window, fitted at, first and end test index of the block, calibration stride)
+        blocks = [
+            (w, t, t, min(t + step, stop), step) for w, t in enumerate(range(start, stop, step))
+        ]
+    else:
+        k0, k1 = (start - first) // refit_every, (stop - 1 - first) // refit_every
+        blocks = []
+        for k in range(k0, k1 + 1):
+            t0 = first + k * refit_every
+            lo_t, hi_t = max(t0, start), min(t0 + refit_every, stop)
+            blocks.append((k, t0, lo_t, hi_t, 1))
+    parts = [
+        _block(X, y, model_factory, n_train, n_cal, alpha, finite_sample_correction, events, *b)
+        for b in blocks
+    ]
     out = pd.concat(parts, ignore_index=True)
-    out["covered"] = (out["y"] >= out["lower"]) & (out["y"] <= out["upper"])
+    covered = (out["y"] >= out["lower"]) & (out["y"] <= out["upper"])
+    out.insert(out.columns.get_loc("fitted_at") + 1, "covered", covered)
+    return out
+
+
+def _block(X, y, factory, n_train, n_cal, alpha, fsc, events, window, t0, b0, b1, cal_step):
+    """Intervals of test indices [b0, b1) with the model fitted at t0 (training window
+    [t0 - n_cal - n_train, t0 - n_cal)), recalibrated every `cal_step` test indices."""
+    train = slice(t0 - n_cal - n_train, t0 - n_cal)
+    model = factory(window)
+    model.fit(X[train], y[train])
+    lo_all, hi_all = model.predict_interval(X[b0 - n_cal : b1])  # calibration windows + tests
+    scores = cqr_scores(y[b0 - n_cal : b1], lo_all, hi_all)
+    member = None
+    if events is not None:
+        member = pd.DataFrame(events(X[b0 - n_cal : b1], X[train]))
+        if len(member) != b1 - b0 + n_cal:
+            raise ValueError(f"events returned {len(member)} rows for {b1 - b0 + n_cal}")
+        names = [str(c) for c in member.columns]
+        member = member.to_numpy(dtype=bool)
+    tests = np.arange(b0, b1)
+    thresholds = np.empty(tests.shape[0])
+    cond = np.empty((tests.shape[0], 0 if member is None else member.shape[1]))
+    n_in = np.zeros(cond.shape, dtype=np.int64)
+    for c in range(b0, b1, cal_step):
+        cal = slice(c - b0, c - b0 + n_cal)  # [c - n_cal, c) in block coordinates
+        rows = slice(c - b0, min(c + cal_step, b1) - b0)
+        thresholds[rows] = calibrate(scores[cal], alpha, fsc)
+        if member is not None:
+            for j in range(member.shape[1]):
+                s_in = scores[cal][member[cal, j]]
+                n_in[rows, j] = s_in.shape[0]
+                cond[rows, j] = calibrate(s_in, alpha, fsc) if s_in.shape[0] else np.inf
+    lo, hi = lo_all[n_cal:], hi_all[n_cal:]
+    out = pd.DataFrame(
+        {
+            "index": tests,
+            "lower": lo - thresholds,
+            "upper": hi + thresholds,
+            "y": y[b0:b1],
+            "threshold": thresholds,
+            "window": window,
+            "fitted_at": t0,
+        }
+    )
+    if member is not None:
+        yt = y[b0:b1]
+        for j, name in enumerate(names):
+            out[f"in_{name}"] = member[n_cal:, j]
+            out[f"threshold_{name}"] = cond[:, j]
+            out[f"n_cal_{name}"] = n_in[:, j]
+            out[f"covered_{name}"] = (yt >= lo - cond[:, j]) & (yt <= hi + cond[:, j])
     return out

@@ -17,7 +17,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .catalog import UnknownDatasetError, dataset_entry, dataset_names, load_catalog
+from .catalog import (
+    UnknownDatasetError,
+    dataset_entry,
+    dataset_files,
+    dataset_layouts,
+    dataset_names,
+    load_catalog,
+    resolve_layout,
+)
 from .fetch import ChecksumError, FetchError, fetch_dataset, resolve_mirror
 from .parsers import ParseError
 from .processing import LABEL, dataset_metadata, process_dataset
@@ -31,6 +39,8 @@ __all__ = [
     "UnknownDatasetError",
     "LABEL",
     "dataset_entry",
+    "dataset_files",
+    "dataset_layouts",
     "dataset_metadata",
     "dataset_names",
     "fetch_dataset",
@@ -40,6 +50,7 @@ __all__ = [
     "load_series",
     "processed_path",
     "process_dataset",
+    "resolve_layout",
     "resolve_mirror",
 ]
 

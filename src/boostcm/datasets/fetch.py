@@ -15,11 +15,11 @@ from pathlib import Path
 
 from .._io import atomic_path, sha256_file
 from .._optional import import_optional
-from .catalog import dataset_entry
+from .catalog import dataset_entry, dataset_files, resolve_layout
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ChecksumError", "FetchError", "fetch_dataset", "resolve_mirror"]
+__all__ = ["ChecksumError", "FetchError", "fetch_dataset", "resolve_mirror", "source_hashes"]
 
 MIRROR_ENV = "BOOSTCM_DATA_MIRROR"
 LOCK_FILE_ENV = "BOOSTCM_DATA_LOCK"
@@ -67,12 +67,16 @@ def fetch_dataset(
     catalog: str | None = None,
     lock_file: str | os.PathLike | None = None,
     retries: int = 3,
+    layout: str | None = None,
 ) -> list[Path]:
     """Make every raw file of a dataset present under raw_dir, with verified checksums.
 
     Each file is taken from raw_dir if already there, else copied from the mirror, else
     downloaded from the catalog URL; its sha256 is checked against the catalog (or the lock
-    file, for files trusted on first download) before it is moved into place.
+    file, for files trusted on first download) before it is moved into place. A mirror copy is
+    checked against the catalog's ``sha256``, a download against ``url_sha256`` when the entry
+    has that key (the URL serves other bytes than the mirror copy, D59); a file already in
+    raw_dir may be either.
 
     Parameters
     ----------
@@ -89,6 +93,10 @@ def fetch_dataset(
         ``config/datasets.lock.tsv``.
     retries : int, default=3
         Download attempts per file.
+    layout : str or None, default=None
+        For datasets whose files come in several layouts (the 2021 one-minute series: yearly or
+        monthly files), the layout to fetch; None means the first one whose files are all in
+        raw_dir or the mirror (`resolve_layout`).
 
     Returns
     -------
@@ -111,22 +119,60 @@ def fetch_dataset(
     entry = dataset_entry(name, catalog)
     mirror_dir = resolve_mirror(mirror)
     lock = Path(lock_file or os.environ.get(LOCK_FILE_ENV, DEFAULT_LOCK_FILE))
+    if layout is None:
+        layout = resolve_layout(name, [raw_dir, mirror_dir], catalog)
     out = []
-    for spec in entry["files"]:
+    for spec in dataset_files(name, layout, catalog):
         out.append(_fetch_file(name, entry, spec, Path(raw_dir), mirror_dir, lock, retries))
     return out
+
+
+def source_hashes(spec: dict, lock: Path | None = None) -> tuple[str | None, str | None]:
+    """The sha256 expected of a file's mirror copy and of its download (D59).
+
+    ``sha256`` is the mirror copy's hash. A catalog entry whose URL serves other bytes than the
+    mirror copy says so with ``url_sha256`` (null when those bytes are not known in advance);
+    without that key the URL serves the ``sha256`` bytes. A hash that is not known is taken from
+    the lock file of trusted-on-first-download files, when it holds one (D3).
+
+    Parameters
+    ----------
+    spec : dict
+        One entry of a dataset's ``files`` in the catalog.
+    lock : path or None, default=None
+        The lock file (``config/datasets.lock.tsv``); None means no lock file.
+
+    Returns
+    -------
+    mirror_hash, download_hash : str or None
+        None where the hash is unknown (the file is trusted on first sight, then locked).
+
+    Examples
+    --------
+    >>> from boostcm.datasets.fetch import source_hashes
+    >>> source_hashes({"path": "a/a", "sha256": "abc", "url": "https://x/a"})
+    ('abc', 'abc')
+    >>> source_hashes({"path": "a/a", "sha256": "abc", "url": "https://x/a", "url_sha256": None})
+    ('abc', None)
+    """
+    locked = _locked_hash(lock, spec["path"]) if lock is not None else None
+    mirror_hash = spec.get("sha256") or locked
+    download_hash = spec["url_sha256"] if "url_sha256" in spec else spec.get("sha256")
+    return mirror_hash, download_hash or locked
 
 
 def _fetch_file(name, entry, spec, raw_dir: Path, mirror_dir, lock: Path, retries: int) -> Path:
     rel = spec["path"]
     target = raw_dir / rel
-    expected = spec.get("sha256") or _locked_hash(lock, rel)
+    expected, expected_download = source_hashes(spec, lock)
     if target.exists():
-        if expected is None or sha256_file(target) == expected:
+        accepted = {h for h in (expected, expected_download) if h}
+        has_unknown_source = expected is None or (spec.get("url") and expected_download is None)
+        if (not accepted and has_unknown_source) or sha256_file(target) in accepted:
             return target
         raise ChecksumError(
             f"{target} exists but its sha256 {sha256_file(target)} differs from the expected "
-            f"{expected}; delete it to fetch it again"
+            f"{' or '.join(sorted(accepted))}; delete it to fetch it again"
         )
     if mirror_dir is not None and (mirror_dir / rel).is_file():
         source = mirror_dir / rel
@@ -134,6 +180,9 @@ def _fetch_file(name, entry, spec, raw_dir: Path, mirror_dir, lock: Path, retrie
             shutil.copyfile(source, tmp)
             _verify(tmp, expected, f"mirror file {source}")
         log.info("%s: copied %s from the mirror", name, rel)
+        if expected is None:
+            _trust_first(name, rel, target, lock)
+        return target
     elif spec.get("manual") or not spec.get("url"):
         where = f"{mirror_dir}/{rel}" if mirror_dir else f"<mirror>/{rel}"
         how = (
@@ -145,16 +194,21 @@ def _fetch_file(name, entry, spec, raw_dir: Path, mirror_dir, lock: Path, retrie
     else:
         with atomic_path(target) as tmp:
             _download(spec["url"], tmp, retries, name, rel, target)
-            _verify(tmp, expected, f"download of {spec['url']}")
-    if expected is None:
-        digest = sha256_file(target)
-        _record_lock(lock, rel, digest)
-        warnings.warn(
-            f"{name}: {rel} has no known sha256; trusting this first download and recording "
-            f"{digest} in {lock} (commit that file to pin it)",
-            stacklevel=2,
-        )
+            _verify(tmp, expected_download, f"download of {spec['url']}")
+        if expected_download is None:
+            _trust_first(name, rel, target, lock)
     return target
+
+
+def _trust_first(name: str, rel: str, target: Path, lock: Path) -> None:
+    """Record the hash of a file whose bytes were not known in advance (D3)."""
+    digest = sha256_file(target)
+    _record_lock(lock, rel, digest)
+    warnings.warn(
+        f"{name}: {rel} has no known sha256; trusting this first download and recording "
+        f"{digest} in {lock} (commit that file to pin it)",
+        stacklevel=3,
+    )
 
 
 def _verify(path: Path, expected: str | None, what: str) -> None:

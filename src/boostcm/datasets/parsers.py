@@ -126,13 +126,143 @@ def parse_records_csv(path, entity_column: str, id_column: str | None = None) ->
     return df
 
 
+HISTDATA_COLUMNS = ("open", "high", "low", "close", "volume")
+_HISTDATA_FORMAT = "'YYYYMMDD HHMMSS;open;high;low;close;volume'"
+
+
 def parse_histdata_m1(path) -> pd.DataFrame:
-    """HistData ASCII 1-minute bars ``YYYYMMDD HHMMSS;open;high;low;close;volume`` (EST, no DST)."""
+    """HistData ASCII 1-minute bars ``YYYYMMDD HHMMSS;open;high;low;close;volume`` (EST, no DST).
+
+    Every line is checked: six ``;``-separated fields, a valid time stamp later than the previous
+    line's, finite positive prices with high and low bracketing open and close, an integer volume.
+    The first line that fails is named in the error (file and 1-based line number).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A ``DAT_ASCII_<SYMBOL>_M1_<period>.csv`` file (a year or a month of bars).
+
+    Returns
+    -------
+    bars : pandas.DataFrame
+        Indexed by ``time`` (strictly increasing), columns open, high, low, close (float64) and
+        volume (int64).
+
+    Raises
+    ------
+    ParseError
+        If the file is empty, not ASCII text, or a line is malformed (the message gives the line).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from boostcm.datasets.parsers import ParseError, parse_histdata_m1
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "DAT_ASCII_EURUSD_M1_202101.csv"
+    >>> _ = path.write_text("20210103 170000;1.22396;1.22396;1.22373;1.22395;0\\n"
+    ...                     "20210103 170100;1.22387;1.22420;1.22385;1.22395;0\\n")
+    >>> parse_histdata_m1(path)["close"].tolist()
+    [1.22395, 1.22395]
+    >>> _ = path.write_text("20210103 170000;1.22396;1.22396;1.22373;1.22395;0\\n"
+    ...                     "20210103 170100;1.22387;1.22420;1.22385\\n")
+    >>> try:
+    ...     parse_histdata_m1(path)
+    ... except ParseError as error:
+    ...     print(str(error).split(": ", 1)[1][:52])
+    line 2: expected 6 ';'-separated fields, got 4: '202
+    """
+    path = Path(path)
+    raw = path.read_bytes()
     try:
-        df = pd.read_csv(
-            path, sep=";", header=None, names=["time", "open", "high", "low", "close", "volume"]
-        )
-        df["time"] = pd.to_datetime(df["time"], format="%Y%m%d %H%M%S")
-    except Exception as exc:
-        raise ParseError(f"{path}: not a HistData 1-minute ASCII file ({exc})") from exc
-    return df.set_index("time").sort_index()
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ParseError(
+            f"{path}: line {line}: not ASCII text (byte {raw[exc.start]:#04x}); a HistData "
+            f"1-minute bar is {_HISTDATA_FORMAT}"
+        ) from None
+    lines = pd.Series(text.splitlines(), dtype=object)
+    if lines.empty:
+        raise ParseError(f"{path}: no data lines")
+
+    def fail_at(mask, what) -> None:
+        bad = np.flatnonzero(np.asarray(mask, dtype=bool))
+        if bad.size:
+            i = int(bad[0])
+            more = f" (and {bad.size - 1} more line(s))" if bad.size > 1 else ""
+            raise ParseError(
+                f"{path}: line {i + 1}: {what}: {lines.iloc[i]!r}{more}; a HistData 1-minute bar "
+                f"is {_HISTDATA_FORMAT}"
+            )
+
+    n_fields = lines.str.count(";").to_numpy() + 1
+    bad_fields = n_fields != 6
+    if bad_fields.any():
+        i = int(np.flatnonzero(bad_fields)[0])
+        fail_at(bad_fields, f"expected 6 ';'-separated fields, got {n_fields[i]}")
+    parts = lines.str.split(";", expand=True)
+    stamp = parts[0].str.fullmatch(r"\d{8} \d{6}").to_numpy(dtype=bool)
+    fail_at(~stamp, "bad time stamp")
+    times = pd.to_datetime(parts[0], format="%Y%m%d %H%M%S", errors="coerce")
+    fail_at(times.isna(), "bad time stamp")
+    values = {}
+    for j, name in enumerate(HISTDATA_COLUMNS, start=1):
+        v = pd.to_numeric(parts[j].str.strip(), errors="coerce").to_numpy(dtype=float)
+        fail_at(~np.isfinite(v), f"{name} is not a finite number")
+        values[name] = v
+    prices = np.column_stack([values[c] for c in HISTDATA_COLUMNS[:4]])
+    fail_at((prices <= 0).any(axis=1), "a price is not positive")
+    o, h, lo, c = prices.T
+    fail_at((h < np.maximum(o, c)) | (lo > np.minimum(o, c)), "high/low do not bracket open/close")
+    vol = values["volume"]
+    fail_at((vol < 0) | (vol != np.floor(vol)), "volume is not a non-negative integer")
+    step = np.diff(times.to_numpy()).astype("timedelta64[s]").astype(np.int64)
+    fail_at(np.r_[False, step <= 0], "time stamp not after the previous line's")
+    df = pd.DataFrame({c: values[c] for c in HISTDATA_COLUMNS[:4]})
+    df["volume"] = vol.astype(np.int64)
+    df.index = pd.DatetimeIndex(times, name="time")
+    return df
+
+
+def parse_histdata_files(paths) -> pd.DataFrame:
+    """HistData 1-minute bars of several files (e.g. the months of a year), concatenated in order.
+
+    Each file is parsed by `parse_histdata_m1`; the first bar of a file must come after the last
+    bar of the file before it.
+
+    Parameters
+    ----------
+    paths : sequence of str or path-like
+        The files, in time order.
+
+    Returns
+    -------
+    bars : pandas.DataFrame
+        As `parse_histdata_m1`, over all files.
+
+    Raises
+    ------
+    ParseError
+        If a file is malformed, or two files overlap or are out of order (both are named).
+
+    Examples
+    --------
+    >>> from boostcm.datasets.parsers import parse_histdata_files
+    >>> parse_histdata_files([])
+    Traceback (most recent call last):
+    ...
+    boostcm.datasets.parsers.ParseError: no HistData files given
+    """
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise ParseError("no HistData files given")
+    frames = []
+    for path in paths:
+        df = parse_histdata_m1(path)
+        if frames and df.index[0] <= frames[-1][1].index[-1]:
+            prev_path, prev = frames[-1]
+            raise ParseError(
+                f"{path} starts at {df.index[0]}, not after the last bar of {prev_path} "
+                f"({prev.index[-1]}): the files overlap or are out of order"
+            )
+        frames.append((path, df))
+    return pd.concat([df for _, df in frames])

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .._io import read_parquet_metadata, sha256_file, write_parquet
 from . import parsers
-from .catalog import dataset_entry
+from .catalog import dataset_entry, dataset_files, dataset_layouts, resolve_layout
 
 __all__ = [
     "LABEL",
@@ -131,13 +131,16 @@ def read_records(name: str, raw_dir, catalog: str | None = None) -> pd.DataFrame
     raise parsers.ParseError(f"{name}: unknown records format {p['format']!r}")
 
 
-def process_dataset(name: str, raw_dir, out_path, catalog: str | None = None) -> dict:
+def process_dataset(
+    name: str, raw_dir, out_path, catalog: str | None = None, layout: str | None = None
+) -> dict:
     """Parse the raw files of a dataset into a processed parquet with metadata.
 
     Classification data become dense float64 features plus a 0/1 ``label`` column (categorical
     columns one-hot encoded as the catalog says); records keep their fields and ``entity_id``;
-    series their prices. The metadata record the source checksums and whether the result
-    matches the paper's characteristics.
+    series their one-minute bars (the files of the layout concatenated in order). The metadata
+    record the source checksums and whether the result matches the paper's characteristics; for
+    a series, its layout, the period the layout covers and its first and last bar.
 
     Parameters
     ----------
@@ -149,6 +152,9 @@ def process_dataset(name: str, raw_dir, out_path, catalog: str | None = None) ->
         The parquet to write (atomically).
     catalog : str or None, default=None
         A catalog YAML file; None means the packaged catalog.
+    layout : str or None, default=None
+        For a dataset with several file layouts, the one to read; None means the first whose
+        files are all in raw_dir (`resolve_layout`).
 
     Returns
     -------
@@ -158,7 +164,8 @@ def process_dataset(name: str, raw_dir, out_path, catalog: str | None = None) ->
     Raises
     ------
     ParseError
-        If a raw file does not have the layout its catalog entry describes.
+        If a raw file does not have the layout its catalog entry describes, or a series has bars
+        outside the period its layout covers.
 
     Examples
     --------
@@ -168,7 +175,10 @@ def process_dataset(name: str, raw_dir, out_path, catalog: str | None = None) ->
     (351, 34)
     """
     entry = dataset_entry(name, catalog)
-    sources = {f["path"]: sha256_file(Path(raw_dir) / f["path"]) for f in entry["files"]}
+    if layout is None:
+        layout = resolve_layout(name, [raw_dir], catalog)
+    files = dataset_files(name, layout, catalog)
+    sources = {f["path"]: sha256_file(Path(raw_dir) / f["path"]) for f in files}
     paper = entry.get("paper") or {}
     meta = {
         "dataset": name,
@@ -200,8 +210,25 @@ def process_dataset(name: str, raw_dir, out_path, catalog: str | None = None) ->
             "entities": meta["entities"] == paper.get("entities"),
         }
     else:
-        df = parsers.parse_histdata_m1(Path(raw_dir) / entry["files"][0]["path"]).reset_index()
-        meta.update(rows=int(len(df)))
+        bars = parsers.parse_histdata_files([Path(raw_dir) / f["path"] for f in files])
+        period = dataset_layouts(name, catalog)[layout].get("period")
+        first, last = bars.index[0], bars.index[-1]
+        if period and (
+            first < pd.Timestamp(period["start"])
+            or last >= pd.Timestamp(period["end"]) + pd.Timedelta(days=1)
+        ):
+            raise parsers.ParseError(
+                f"{name} ({layout} files): bars from {first} to {last}, outside the period "
+                f"{period['start']} to {period['end']} that the catalog gives for this layout"
+            )
+        df = bars.reset_index()
+        meta.update(
+            rows=int(len(df)),
+            layout=layout,
+            period=period,
+            first_bar=str(first),
+            last_bar=str(last),
+        )
     write_parquet(out_path, df, meta)
     return meta
 

@@ -19,7 +19,9 @@ from numba import njit
 
 from .._splitmix import GOLDEN, splitmix64
 from ..metrics._kernels import VALUE, badness, sorted_runs
+from ._interval import BIG
 from ._search import search
+from ._workspace import MarginLoss, make_workspace
 
 _S11 = np.uint64(11)
 
@@ -53,18 +55,35 @@ def _partial_shuffle(pool, take, state):
 
 
 @njit(cache=True, nogil=True)
-def _full_badness(metric, s_sorted, y_sorted, k, theta, vals, start, length, buf_neg, buf_pos):
-    sorted_runs(s_sorted, y_sorted, vals, start, length)
-    off_neg = np.zeros(3)
-    off_pos = np.zeros(3)
-    return badness(metric, vals, start, length, off_neg, off_pos, theta, k, VALUE, buf_neg, buf_pos)
+def _full_badness(loss, ranked, full, buf_neg, buf_pos):
+    """Badness of the scores `ranked` (ascending, with labels) for `loss`; `full`: runs with
+    offsets zero, `buf_neg`, `buf_pos`: merge buffers."""
+    sorted_runs(ranked.s, ranked.y, full.vals, full.start, full.length)
+    return badness(
+        loss.metric,
+        full.vals,
+        full.start,
+        full.length,
+        full.off_neg,
+        full.off_pos,
+        loss.theta,
+        loss.k,
+        VALUE,
+        buf_neg,
+        buf_pos,
+    )
 
 
 @njit(cache=True, nogil=True)
-def _candidate(ss, sy, sr, xj, xi, a, b, ns, ny, nr, lv, ly, lr, rv, ry, rr):
-    """Scores (ss, labels sy, rows sr: ascending) plus the stump (a where xj <= xi, else b),
-    into ns, ny, nr in ascending order: each side stays sorted, so one merge (left first among
-    equal scores). Returns the smallest and largest new score."""
+def _candidate(cur, xj, xi, a, b, new, left, right):
+    """Scores `cur` (Ranked: ascending, with labels and rows) plus the stump (a where
+    xj <= xi, else b), into `new` in ascending order: each side (`left`, `right`: work arrays)
+    stays sorted, so one merge (left first among equal scores). Returns the smallest and
+    largest new score."""
+    ss, sy, sr = cur
+    ns, ny, nr = new
+    lv, ly, lr = left
+    rv, ry, rr = right
     n = ss.shape[0]
     nl = 0
     nrt = 0
@@ -97,49 +116,43 @@ def _candidate(ss, sy, sr, xj, xi, a, b, ns, ny, nr, lv, ly, lr, rv, ry, rr):
 
 
 @njit(cache=True, nogil=True)
-def fit_run(
-    Xt,
-    y,
-    s_init,
-    metric,
-    theta,
-    mscale,
-    n_rounds,
-    p_sub,
-    n1_sub,
-    n0_sub,
-    k_full,
-    k_sub,
-    method,
-    bits,
-    seed,
-    random_init,
-    out_feat,
-    out_xi,
-    out_a,
-    out_b,
-    out_lo,
-    out_scale,
-    out_loss,
-):
-    """Fit one run; fills the out_* arrays (one entry per round, out_feat = -1 when rejected)
-    and out_loss[t] = full-data margin badness after round t (out_loss[0]: initial scores).
-    Returns the final scores. The scores are kept in ascending order with their labels and
-    rows (ss, sy, sr), so no round sorts or gathers."""
+def fit_run(Xt, y, s_init, plan, seed, trace):
+    """Fit one run of `plan` (RunPlan) from the random stream `seed`; fills `trace` (RunTrace:
+    one entry per round, ``feat`` = -1 when rejected; ``loss[t]`` = full-data margin badness
+    after round t, ``loss[0]``: initial scores). Returns the final scores. The scores are kept
+    in ascending order with their labels and rows, so no round sorts or gathers."""
     p, n = Xt.shape
+    loss = plan.loss
+    sub_loss = MarginLoss(loss.metric, loss.theta, loss.mscale, plan.k_sub)
+    n_rounds = plan.n_rounds
+    p_sub = plan.p_sub
+    n1_sub = plan.n1_sub
+    n0_sub = plan.n0_sub
+    method = plan.method
+    bits = plan.bits
+    out_feat, out_xi, out_a, out_b, out_lo, out_scale, out_loss = trace
     state = np.empty(1, np.uint64)
     state[0] = np.uint64(seed)
     s = np.empty(n)
-    if random_init:
+    if plan.random_init:
         for i in range(n):
             s[i] = _uniform(state)
     else:
         for i in range(n):
             s[i] = s_init[i]
-    sr = np.argsort(s, kind="mergesort")
-    ss = np.empty(n)
-    sy = np.empty(n, np.int64)
+    m = n1_sub + n0_sub
+    ws = make_workspace(m, n)
+    sw = ws.search
+    rw = ws.run
+    full = rw.full
+    buf_neg = sw.buf_neg
+    buf_pos = sw.buf_pos
+    cur = rw.ranked
+    new = rw.cand
+    ss, sy, sr = cur
+    order = np.argsort(s, kind="mergesort")
     for i in range(n):
+        sr[i] = order[i]
         ss[i] = s[sr[i]]
         sy[i] = y[sr[i]]
     n1 = 0
@@ -158,28 +171,12 @@ def fit_run(
             neg_pool[a0] = i
             a0 += 1
     feat_pool = np.arange(p)
-    m = n1_sub + n0_sub
-    stamp = np.zeros(n, np.int64)
-    sub = np.empty(m, np.int64)
-    s_sub = np.empty(m)
-    y_sub = np.empty(m, np.int64)
-    x_sub = np.empty(m)
-    vals = np.empty(n)
-    start = np.zeros(6, np.int64)
-    length = np.zeros(6, np.int64)
-    buf_neg = np.empty(n)
-    buf_pos = np.empty(n)
-    ns = np.empty(n)  # candidate scores, labels, rows (ascending)
-    ny = np.empty(n, np.int64)
-    nr = np.empty(n, np.int64)
-    lv = np.empty(n)  # the two sides of the candidate's threshold
-    ly = np.empty(n, np.int64)
-    lr = np.empty(n, np.int64)
-    rv = np.empty(n)
-    ry = np.empty(n, np.int64)
-    rr = np.empty(n, np.int64)
-    cur = _full_badness(metric, ss, sy, k_full, theta, vals, start, length, buf_neg, buf_pos)
-    out_loss[0] = cur
+    stamp = rw.stamp
+    stamp[:] = 0
+    s_sub, y_sub, sub = rw.sub
+    x_sub = rw.x_sub
+    cur_bad = _full_badness(loss, cur, full, buf_neg, buf_pos)
+    out_loss[0] = cur_bad
     for t in range(n_rounds):
         _partial_shuffle(feat_pool, p_sub, state)
         _partial_shuffle(pos_pool, n1_sub, state)
@@ -188,6 +185,7 @@ def fit_run(
             stamp[pos_pool[i]] = t + 1
         for i in range(n0_sub):
             stamp[neg_pool[i]] = t + 1
+        ss, sy, sr = cur
         c = 0
         for i in range(n):
             j = sr[i]
@@ -196,7 +194,7 @@ def fit_run(
                 s_sub[c] = ss[i]
                 y_sub[c] = sy[i]
                 c += 1
-        best = np.iinfo(np.int64).max
+        best = BIG
         bj = -1
         bxi = 0.0
         ba = 0.0
@@ -205,20 +203,19 @@ def fit_run(
             j = feat_pool[f]
             for i in range(m):
                 x_sub[i] = Xt[j, sub[i]]
-            bad, xi, a, b, _ = search(
-                s_sub, x_sub, y_sub, theta, mscale, metric, k_sub, method, bits, best
-            )
-            if bad < best:
-                best = bad
+            res = search(s_sub, x_sub, y_sub, sub_loss, method, bits, best, sw)
+            if res.badness < best:
+                best = res.badness
                 bj = j
-                bxi = xi
-                ba = a
-                bb = b
+                bxi = res.threshold
+                ba = res.a
+                bb = res.b
         out_feat[t] = -1
-        out_loss[t + 1] = cur
+        out_loss[t + 1] = cur_bad
         if bj < 0:
             continue
-        lo, hi = _candidate(ss, sy, sr, Xt[bj], bxi, ba, bb, ns, ny, nr, lv, ly, lr, rv, ry, rr)
+        lo, hi = _candidate(cur, Xt[bj], bxi, ba, bb, new, rw.left, rw.right)
+        ns = new.s
         scale = hi - lo
         if scale > 0.0:
             for i in range(n):
@@ -226,19 +223,18 @@ def fit_run(
         else:
             lo = 0.0
             scale = 1.0
-        new = _full_badness(metric, ns, ny, k_full, theta, vals, start, length, buf_neg, buf_pos)
-        if new <= cur:
-            cur = new
-            ss, ns = ns, ss
-            sy, ny = ny, sy
-            sr, nr = nr, sr
+        new_bad = _full_badness(loss, new, full, buf_neg, buf_pos)
+        if new_bad <= cur_bad:
+            cur_bad = new_bad
+            cur, new = new, cur
             out_feat[t] = bj
             out_xi[t] = bxi
             out_a[t] = ba
             out_b[t] = bb
             out_lo[t] = lo
             out_scale[t] = scale
-            out_loss[t + 1] = cur
+            out_loss[t + 1] = cur_bad
+    ss, sy, sr = cur
     for i in range(n):
         s[sr[i]] = ss[i]
     return s

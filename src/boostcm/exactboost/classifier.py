@@ -25,6 +25,7 @@ from .._validation import (
 from ..metrics._kernels import METRIC_IDS, PAK, badness_to_loss
 from ._booster import fit_run, predict_runs
 from ._search import PRECISION_BITS, SEARCH_IDS
+from ._workspace import MarginLoss, RunPlan, make_trace
 from .stump import MARGIN_SCALINGS
 
 __all__ = ["ExactBoostClassifier"]
@@ -293,36 +294,22 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         seeds = self._run_seeds(E)
         Xt = np.ascontiguousarray(X.T)
 
+        plan = RunPlan(
+            MarginLoss(mid, theta, mscale, k_full),
+            k_sub,
+            T,
+            p_sub,
+            n1_sub,
+            n0_sub,
+            method,
+            bits,
+            random_init,
+        )
+
         def one(e):
-            out = (
-                np.full(T, -1, np.int64),
-                np.zeros(T),
-                np.zeros(T),
-                np.zeros(T),
-                np.zeros(T),
-                np.ones(T),
-                np.zeros(T + 1, np.int64),
-            )
-            fit_run(
-                Xt,
-                y01,
-                s0,
-                mid,
-                theta,
-                mscale,
-                T,
-                p_sub,
-                n1_sub,
-                n0_sub,
-                k_full,
-                k_sub,
-                method,
-                bits,
-                seeds[e],
-                random_init,
-                *out,
-            )
-            return out
+            trace = make_trace(T)
+            fit_run(Xt, y01, s0, plan, seeds[e], trace)
+            return trace
 
         n_jobs = 1 if self.n_jobs is None else self.n_jobs
         if n_jobs == 1:

@@ -16,13 +16,14 @@ from .._validation import (
     check_same_length,
 )
 from ..metrics._kernels import METRIC_IDS, PAK, badness_to_loss
+from ._interval import BIG
 from ._search import PRECISION_BITS, SEARCH_IDS
 from ._search import search as _search
+from ._workspace import MarginLoss, make_workspace
 
 __all__ = ["MARGIN_SCALINGS", "Stump", "fit_stump"]
 
 MARGIN_SCALINGS = {"stump": 1.0, "constant": 0.0}
-_NO_CUTOFF = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,10 @@ class Stump:
         Margin-adjusted loss of scores + h(x) on the data the stump was fit on.
     work : int
         Bisection levels (greedy and reduced searches) or box bounds evaluated (exact search).
+    certified : bool, default=False
+        True when the search proved that no stump has a lower loss (to the resolution of
+        `precision_bits` halvings of b - a): the exact search does unless its safety budget of
+        bounds ran out; the greedy and reduced searches never do.
 
     See Also
     --------
@@ -61,6 +66,7 @@ class Stump:
     b: float
     loss: float
     work: int
+    certified: bool = False
 
     def __call__(self, x):
         x = np.asarray(x, dtype=np.float64)
@@ -157,23 +163,22 @@ def fit_stump(
     else:
         kk = 1
     order = np.argsort(s, kind="mergesort")
-    bad, xi, a, b, work = _search(
+    res = _search(
         s[order],
         xs[order],
         yy[order],
-        theta,
-        mscale,
-        mid,
-        kk,
+        MarginLoss(mid, theta, mscale, kk),
         method,
         check_precision_bits(precision_bits),
-        _NO_CUTOFF,
+        BIG,
+        make_workspace(xs.shape[0], 0).search,
     )
     n1 = int(yy.sum())
     return Stump(
-        float(xi),
-        float(a),
-        float(b),
-        float(badness_to_loss(mid, bad, xs.shape[0] - n1, n1, kk)),
-        int(work),
+        float(res.threshold),
+        float(res.a),
+        float(res.b),
+        float(badness_to_loss(mid, res.badness, xs.shape[0] - n1, n1, kk)),
+        int(res.work),
+        bool(res.certified),
     )

@@ -30,14 +30,16 @@ def _write_csv(path, table: pd.DataFrame) -> None:
 def _fetch(args) -> None:
     from ..datasets import fetch_dataset
 
-    for path in fetch_dataset(args.dataset, raw_dir=args.raw_dir, mirror=args.mirror):
+    for path in fetch_dataset(
+        args.dataset, raw_dir=args.raw_dir, mirror=args.mirror, layout=args.layout
+    ):
         print(path)
 
 
 def _process(args) -> None:
     from ..datasets import process_dataset
 
-    meta = process_dataset(args.dataset, args.raw_dir, args.out)
+    meta = process_dataset(args.dataset, args.raw_dir, args.out, layout=args.layout)
     mismatches = [k for k, ok in meta.get("matches_paper", {}).items() if not ok]
     if mismatches:
         logging.warning(
@@ -206,6 +208,223 @@ def _bounds_runs(args) -> None:
     write_parquet(args.out, df, {"chunks": len(args.inputs), "settings": settings})
 
 
+# --- ExactBoost tables (EB-T3, EB-T4, EB-T6..T11, EB-F3) ----------------------------------------
+
+
+def _eb_batch(args) -> list[tuple[str, str, dict]]:
+    """(method, output, settings) of each job of one call: ``--method``, ``--out`` and (where the
+    stage takes them) ``--model-settings`` are given once per job, in the same order."""
+    from .exactboost import check_model_settings
+
+    methods, outs = args.method, args.out
+    texts = getattr(args, "model_settings", None) or ["{}"] * len(methods)
+    if not len(methods) == len(outs) == len(texts):
+        raise ValueError(
+            f"--method ({len(methods)}), --out ({len(outs)}) and --model-settings ({len(texts)}) "
+            "must be given once per job"
+        )
+    if len(set(outs)) != len(outs):
+        raise ValueError("--out names a file twice")
+    jobs = []
+    for method, out, text in zip(methods, outs, texts):
+        try:
+            settings = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--model-settings of {method} is not JSON: {exc}") from None
+        jobs.append((method, out, check_model_settings(method, settings)))
+    return jobs
+
+
+def _eb_meta(meta: dict, args) -> dict:
+    return {**meta, "data_file": args.data}
+
+
+def _eb_fold_kwargs(args) -> dict:
+    """The keywords every estimator and base-model job shares: its dataset, fold and CV protocol."""
+    return dict(
+        dataset=args.dataset,
+        fold=args.fold,
+        n_folds=args.n_folds,
+        cv_seed=args.cv_seed,
+        seed=args.seed,
+        pak_fraction=args.pak_fraction,
+    )
+
+
+def _eb_run(args, run_one) -> None:
+    """Run the jobs of one call on one loaded dataset; write each job's file as it finishes (a
+    failure leaves the files of the jobs before it, which Snakemake removes with the rest)."""
+    from .exactboost import read_processed
+
+    jobs = _eb_batch(args)  # every argument checked before the first fit
+    X, y = read_processed(args.data)
+    for method, out, settings in jobs:
+        frame, meta = run_one(X, y, method, settings)
+        write_parquet(out, frame, _eb_meta(meta, args))
+        print(method, json.dumps(meta["losses"]))
+
+
+def _eb_estimator(args) -> None:
+    from .exactboost import run_estimator_job
+
+    _eb_run(
+        args,
+        lambda X, y, method, settings: run_estimator_job(
+            X,
+            y,
+            method=method,
+            **_eb_fold_kwargs(args),
+            settings=settings,
+        ),
+    )
+
+
+def _eb_base(args) -> None:
+    from .exactboost import run_base_job
+
+    _eb_run(
+        args,
+        lambda X, y, method, settings: run_base_job(
+            X,
+            y,
+            method=method,
+            **_eb_fold_kwargs(args),
+            ensembling_fraction=args.ensembling_fraction,
+        ),
+    )
+
+
+def _eb_ensembler(args) -> None:
+    from .exactboost import read_base_jobs, run_ensembler_job
+
+    frames, protocol = read_base_jobs(args.base, args.dataset, args.fold, args.seed)
+    _eb_run(
+        args,
+        lambda X, y, method, settings: run_ensembler_job(
+            X,
+            y,
+            frames,
+            dataset=args.dataset,
+            fold=args.fold,
+            method=method,
+            inputs=args.inputs,
+            seed=args.seed,
+            pak_fraction=args.pak_fraction,
+            settings=settings,
+            protocol=protocol,
+        ),
+    )
+
+
+def _eb_table(args) -> None:
+    from .exactboost import aggregate
+
+    _write_csv(args.out, aggregate(args.target, args.inputs, args.paper_dir, args.n_folds))
+
+
+# --- calibration under covariate shift (GUPTA-F2, GUPTA-F3) -------------------------------------
+
+
+def _shift_settings(args):
+    import dataclasses
+
+    from .calibration import ShiftSettings
+
+    return ShiftSettings(
+        **{f.name: getattr(args, f.name) for f in dataclasses.fields(ShiftSettings)}
+    )
+
+
+def _calibration_simulate(args) -> None:
+    import dataclasses
+
+    from .calibration import simulate_chunk
+
+    if args.count < 1 or args.first < 0:
+        raise ValueError(f"need --first >= 0 and --count >= 1, got {args.first}, {args.count}")
+    settings = _shift_settings(args)
+    runs, reliability = simulate_chunk(
+        range(args.first, args.first + args.count),
+        seed=args.seed,
+        settings=settings,
+        n_jobs=args.threads,
+    )
+    meta = {"seed": args.seed, **dataclasses.asdict(settings)}
+    meta.update(first=args.first, count=args.count)
+    write_parquet(args.reliability, reliability, meta)
+    write_parquet(args.out, runs, meta)
+
+
+def _calibration_collect(args) -> None:
+    from .calibration import collect_chunks
+
+    if len(args.runs) != len(args.reliability):
+        raise ValueError("give one reliability file per runs file")
+    runs, reliability, settings = collect_chunks(args.runs, args.reliability)
+    write_parquet(args.reliability_out, reliability, settings)
+    write_parquet(args.out, runs, settings)
+
+
+def _calibration_table(args) -> None:
+    from ..report import paper_table, split_pm
+    from .calibration import summary_table
+
+    runs = pd.read_parquet(args.runs)
+    published = paper_table(args.target, args.paper_dir)
+    paper = {r["method"]: split_pm(r["ECE"])[0] for _, r in published.iterrows()}
+    _write_csv(args.out, summary_table(runs, paper, args.paper_run))
+
+
+# --- financial series (CP-F4.3, CP-T4.1) --------------------------------------------------------
+
+
+def _weekdays(text: str) -> list[str]:
+    """'Friday,Sunday' -> ['Friday', 'Sunday']; '' -> []."""
+    return [d.strip() for d in text.split(",") if d.strip()]
+
+
+def _financial_week(args) -> None:
+    from .financial import run_job
+
+    points, job = run_job(
+        args.processed,
+        args.week,
+        series=args.series,
+        n_lags=args.n_lags,
+        drop_weekdays=_weekdays(args.drop_weekdays),
+        n_train=args.n_train,
+        n_cal=args.n_cal,
+        alpha=args.alpha,
+        refit_every=args.refit_every,
+        trend_length=args.trend_length,
+        volatility_window=args.volatility_window,
+        volatility_quantile=args.volatility_quantile,
+    )
+    write_parquet(args.out, points, job)
+    print(
+        f"{args.series} week {args.week}: {job['test_points']} test points "
+        f"({job['first_test']} .. {job['last_test']})"
+    )
+
+
+def _financial_daily(args) -> None:
+    from .financial import daily_coverage, read_jobs
+
+    _write_csv(args.out, daily_coverage(read_jobs(args.jobs)))
+
+
+def _financial_stride(args) -> None:
+    from .financial import read_jobs, stride_check_table
+
+    _write_csv(args.out, stride_check_table(read_jobs(args.jobs), args.reference_stride))
+
+
+def _financial_events(args) -> None:
+    from .financial import event_cells, read_jobs
+
+    _write_csv(args.out, event_cells(read_jobs(args.jobs)))
+
+
 # --- parser --------------------------------------------------------------------------------------
 
 
@@ -213,6 +432,12 @@ def _add(sub, name, func, help_):
     p = sub.add_parser(name, help=help_, description=help_)
     p.set_defaults(func=func)
     return p
+
+
+_LAYOUT_HELP = (
+    "file layout of a dataset that has several (histdata-*: yearly or monthly); default: the "
+    "first whose files are all present"
+)
 
 
 def _req(p, *names, **kwargs):
@@ -231,10 +456,12 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("dataset")
     f.add_argument("--raw-dir", default="results/data/raw")
     f.add_argument("--mirror", default=None, help="mirror folder (default: $BOOSTCM_DATA_MIRROR)")
+    f.add_argument("--layout", default=None, help=_LAYOUT_HELP)
 
     pr = _add(sub, "process", _process, "parse raw files into a processed parquet with metadata")
     pr.add_argument("dataset")
     pr.add_argument("--raw-dir", default="results/data/raw")
+    pr.add_argument("--layout", default=None, help=_LAYOUT_HELP)
     _req(pr, "--out")
 
     t = _add(sub, "dataset-table", _dataset_table, "EB-T1 / EB-T5: dataset properties vs paper")
@@ -303,6 +530,99 @@ def build_parser() -> argparse.ArgumentParser:
     br = _add(bs, "runs", _bounds_runs, "concatenate chunk files (refusing mixed settings)")
     br.add_argument("inputs", nargs="+")
     _req(br, "--out")
+
+    from .exactboost import ENSEMBLERS, INPUTS, METHODS, SURROGATES, TARGETS
+
+    e = sub.add_parser("exactboost", help="ExactBoost's result tables (EB-T3, T4, T6-T11, F3)")
+    es = e.add_subparsers(dest="step", required=True, metavar="step")
+    steps = (
+        ("estimator", _eb_estimator, "one estimator: fit on a training fold, score its test fold"),
+        (
+            "base",
+            _eb_base,
+            "one base model of the ensemblers: scores of the ensembling set and test fold",
+        ),
+        ("ensembler", _eb_ensembler, "one ensembler on the base models' scores of a fold"),
+    )
+    for name, func, text in steps:
+        j = _add(es, name, func, text + " (several: --method, --out [, --model-settings] per job)")
+        _req(j, "--dataset")
+        _req(
+            j, "--data", help="processed dataset parquet (results/data/processed/<dataset>.parquet)"
+        )
+        methods = {"estimator": METHODS, "base": SURROGATES, "ensembler": ENSEMBLERS}[name]
+        _req(j, "--method", choices=sorted(methods), nargs="+")
+        _req(j, "--out", nargs="+", help="one job file per --method")
+        _req(j, "--fold", "--seed", type=int)
+        _req(
+            j,
+            "--pak-fraction",
+            type=float,
+            help="P@k evaluated at ceil(f x positive rate x n_test)",
+        )
+        if name != "ensembler":
+            _req(j, "--n-folds", "--cv-seed", type=int)
+        if name == "base":
+            _req(j, "--ensembling-fraction", type=float)
+        if name != "base":
+            _req(
+                j,
+                "--model-settings",
+                nargs="+",
+                help="JSON per --method: ExactBoost's settings for exactboost-*, {} for the others",
+            )
+        if name == "ensembler":
+            _req(j, "--inputs", choices=INPUTS)
+            j.add_argument(
+                "--base",
+                nargs="+",
+                required=True,
+                help="the six base models' job files of the fold",
+            )
+    et = _add(es, "table", _eb_table, "aggregate job files into a target's table (csv)")
+    et.add_argument("inputs", nargs="+", help="job parquet files")
+    _req(et, "--target", choices=TARGETS)
+    _req(et, "--paper-dir", "--out")
+    _req(et, "--n-folds", type=int)
+
+    import dataclasses
+
+    from .calibration import ShiftSettings
+
+    ca = sub.add_parser("calibration", help="calibration under covariate shift (GUPTA-F2, F3)")
+    cas = ca.add_subparsers(dest="step", required=True, metavar="step")
+    cs = _add(cas, "simulate", _calibration_simulate, "runs first..first+count-1 of App. D.4")
+    _req(cs, "--first", "--count", "--seed", type=int)
+    for f in dataclasses.fields(ShiftSettings):
+        _req(cs, "--" + f.name.replace("_", "-"), type=int if f.type == "int" else float)
+    cs.add_argument("--threads", type=int, default=1, help="random-forest threads")
+    _req(cs, "--out", "--reliability")
+    cc = _add(cas, "collect", _calibration_collect, "concatenate chunks (refusing mixed settings)")
+    _req(cc, "--runs", "--reliability", nargs="+")
+    _req(cc, "--out", "--reliability-out")
+    ct = _add(cas, "table", _calibration_table, "GUPTA-F2/F3 table: ECEs beside the published")
+    _req(ct, "--target", choices=("GUPTA-F2", "GUPTA-F3"))
+    _req(ct, "--paper-run", type=int)
+    _req(ct, "--runs", "--paper-dir", "--out")
+
+    fi = sub.add_parser("financial", help="online split CQR on minute series (CP-F4.3, CP-T4.1)")
+    fis = fi.add_subparsers(dest="step", required=True, metavar="step")
+    fw = _add(fis, "week", _financial_week, "one job: series x week x n_cal x refit stride")
+    _req(fw, "--series", "--processed", "--week", "--out")
+    _req(fw, "--drop-weekdays", help="comma-separated weekday names ('' keeps every day)")
+    ints = ("--n-lags", "--n-train", "--n-cal", "--refit-every", "--trend-length")
+    _req(fw, *ints, "--volatility-window", type=int)
+    _req(fw, "--alpha", "--volatility-quantile", type=float)
+    fd = _add(fis, "daily", _financial_daily, "CP-F4.3 table: daily coverage per series")
+    fd.add_argument("jobs", nargs="+", help="job parquet files (one n_cal, one stride)")
+    _req(fd, "--out")
+    fs = _add(fis, "stride", _financial_stride, "stride check: stride 1 vs the chosen stride")
+    fs.add_argument("jobs", nargs="+", help="job parquet files of both strides")
+    _req(fs, "--reference-stride", type=int)
+    _req(fs, "--out")
+    fe = _add(fis, "events", _financial_events, "CP-T4.1 table: coverage on events")
+    fe.add_argument("jobs", nargs="+", help="job parquet files (every n_cal, one stride)")
+    _req(fe, "--out")
     return p
 
 

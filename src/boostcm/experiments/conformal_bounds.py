@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._io import derive_rng, read_parquet_metadata
+from .._io import common_settings, derive_rng
 from .._validation import check_probability
 from ..conformal import lagged_design, make_quantile_model, simulate_hmm, split_cqr
 from ..conformal.bounds import (
@@ -236,16 +236,8 @@ SHARED_SETTINGS = (
 def aggregate_chunks(paths) -> tuple[pd.DataFrame, dict]:
     """Concatenate chunk files; refuse chunks simulated with different settings (e.g. a stale chunk
     of another config profile). Returns the runs and their common settings."""
-    frames, settings = [], None
-    for path in paths:
-        meta = read_parquet_metadata(path)
-        these = {k: meta.get(k) for k in SHARED_SETTINGS}
-        if settings is None:
-            settings = these
-        elif these != settings:
-            raise ValueError(f"{path} was simulated with {these}, other chunks with {settings}")
-        frames.append(pd.read_parquet(path))
-    if not frames:
-        raise ValueError("no chunk files to aggregate")
+    paths = list(paths)
+    settings = common_settings(paths, SHARED_SETTINGS)
+    frames = [pd.read_parquet(path) for path in paths]
     df = pd.concat(frames, ignore_index=True).sort_values(["one_minus_p", "seed_index"])
     return df.reset_index(drop=True), settings

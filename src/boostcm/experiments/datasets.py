@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..datasets.catalog import dataset_entry
+from ..datasets.catalog import dataset_entry, dataset_files
 from ..datasets.processing import dataset_metadata
 from ..report import paper_table, split_pm
 
@@ -40,8 +40,7 @@ def dataset_properties_table(target_id: str, processed_files, paper_dir) -> pd.D
                 availability="built",
             )
         else:
-            entry = dataset_entry(name)
-            manual = any(f.get("manual") for f in entry["files"])
+            manual = any(f.get("manual") for f in dataset_files(name))
             row.update(
                 rows=None,
                 features=None,

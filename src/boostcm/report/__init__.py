@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 
-from .._io import write_json
+from .._io import atomic_path, write_json
 from .._optional import import_optional
 
 STATUSES = ("not built", "built", "agrees", "deviates")
@@ -78,6 +77,36 @@ def compare_to_paper(ours: pd.DataFrame, paper: pd.DataFrame, tolerance: float) 
     return pd.DataFrame(rows, columns=["row", "column", "ours", "paper", "abs_diff", "agrees"])
 
 
+def write_markdown_table(path, title: str, text: str, table: pd.DataFrame) -> None:
+    """Write a target's table as Markdown (title, text, table), atomically.
+
+    Missing values print as empty cells, never as ``nan``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``.md`` file to write.
+    title : str
+        The heading, usually the target ID.
+    text : str
+        Paragraphs printed before the table (the verdict's summary and rule).
+    table : pandas.DataFrame
+        The table.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> from boostcm.report import write_markdown_table
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "T.md"
+    >>> write_markdown_table(path, "T", "one row", pd.DataFrame({"a": [1.0], "notes": [None]}))
+    >>> "nan" in path.read_text()
+    False
+    """
+    shown = table.astype(object).where(table.notna(), "")
+    with atomic_path(path) as tmp:
+        tmp.write_text(f"# {title}\n\n{text}\n\n" + shown.to_markdown(index=False) + "\n")
+
+
 def write_verdict(
     path,
     target_id: str,
@@ -113,9 +142,8 @@ def write_verdict(
     Returns
     -------
     dict
-        What was written: ``id``, ``status``, ``summary``, ``rule``, ``files``, ``details``,
-        ``written``, ``code_version`` (``git describe`` of the code, else the package version)
-        and ``rule_history`` when given.
+        What was written: ``id``, ``status``, ``summary``, ``rule``, ``files``, ``details``
+        and ``rule_history`` when given (no time stamp: the same results give the same bytes).
 
     Raises
     ------
@@ -126,8 +154,6 @@ def write_verdict(
         raise ValueError(f"status must be one of {STATUSES[1:]}, got {status!r}")
     if status != "built" and not (rule or "").strip():
         raise ValueError(f"a verdict {status!r} must state the rule that decided it (rule=...)")
-    from .site import code_version
-
     verdict = {
         "id": target_id,
         "status": status,
@@ -135,8 +161,6 @@ def write_verdict(
         "rule": rule or "",
         "files": [str(f) for f in files],
         "details": details or {},
-        "written": datetime.now(UTC).isoformat(timespec="seconds"),
-        "code_version": code_version(),
     }
     if rule_history:
         verdict["rule_history"] = rule_history

@@ -757,17 +757,9 @@ def _target_page(ctx: dict, t: dict, row: dict) -> str:
         prov.append(_data_html(data_rows))
     facts = []
     if shown:
-        facts.append(
-            f"<dt>code version</dt><dd><code>{_E(v.get('code_version') or ctx['version'])}</code>"
-            + (
-                ""
-                if v.get("code_version")
-                else " <small>(of the report; the verdict does not record its own)</small>"
-            )
-            + "</dd>"
-        )
-        if v.get("written"):
-            facts.append(f"<dt>verdict written</dt><dd>{_E(v['written'])}</dd>")
+        # verdicts carry no version or time stamp (the same results give the same bytes); the code
+        # version is the one the site was built from, which is the run's when built by the workflow
+        facts.append(f"<dt>code version</dt><dd><code>{_E(ctx['version'])}</code></dd>")
         bench = _benchmarks(results_dir, t)
         if bench:
             facts.append(

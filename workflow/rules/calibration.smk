@@ -1,0 +1,166 @@
+# Gupta, Podkopaev, Ramdas (2020): GUPTA-F2 / GUPTA-F3 (calibration under covariate shift, the
+# simulation of Appendix D.4, repeated n_seeds times) and the illustrations GUPTA-T1 / GUPTA-F1.
+# Jobs: chunks of runs -> one runs/reliability file -> a table per target -> a papermill notebook
+# (reliability diagrams, verdict). Logic: boostcm.calibration, boostcm.experiments.calibration.
+import dataclasses
+
+from boostcm.experiments.calibration import ShiftSettings
+from boostcm.experiments.conformal import chunk_ranges
+
+CA = config["calibration"]
+CA_DIR = "results/calibration"
+CA_CHUNKS = chunk_ranges(CA["n_seeds"], CA["chunk_size"])
+CA_TARGETS = ["GUPTA-F2", "GUPTA-F3"]
+CA_ILLUSTRATIONS = ["GUPTA-T1", "GUPTA-F1"]
+# every setting of a run, as command-line flags (a static string: a change re-runs the jobs)
+CA_FLAGS = " ".join(
+    f"--{f.name.replace('_', '-')} {CA[f.name]}"
+    for f in dataclasses.fields(ShiftSettings)
+)
+
+
+rule calibration_simulate_chunk:
+    output:
+        runs=f"{CA_DIR}/chunks/chunk{{chunk}}.parquet",
+        reliability=f"{CA_DIR}/chunks/chunk{{chunk}}.reliability.parquet",
+    log:
+        "results/logs/calibration/chunk{chunk}.log",
+    benchmark:
+        "results/benchmarks/calibration/chunk{chunk}.tsv"
+    wildcard_constraints:
+        chunk=r"\d+",
+    conda:
+        CONDA_ENV
+    threads: CA["threads"]
+    params:
+        first=lambda wildcards: CA_CHUNKS[int(wildcards.chunk)][0],
+        n_runs=lambda wildcards: CA_CHUNKS[int(wildcards.chunk)][1],
+        flags=CA_FLAGS,
+    shell:
+        "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} MKL_NUM_THREADS={threads}"
+        " boostcm calibration simulate --first {params.first} --count {params.n_runs}"
+        f" --seed {SEED} {{params.flags}} --threads {{threads}}"
+        " --out {output.runs} --reliability {output.reliability} > {log} 2>&1"
+
+
+rule calibration_collect:
+    input:
+        runs=[f"{CA_DIR}/chunks/chunk{c}.parquet" for c in range(len(CA_CHUNKS))],
+        reliability=[
+            f"{CA_DIR}/chunks/chunk{c}.reliability.parquet"
+            for c in range(len(CA_CHUNKS))
+        ],
+    output:
+        runs=f"{CA_DIR}/runs.parquet",
+        reliability=f"{CA_DIR}/reliability.parquet",
+    log:
+        "results/logs/calibration/collect.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "boostcm calibration collect --runs {input.runs} --reliability {input.reliability}"
+        " --out {output.runs} --reliability-out {output.reliability} > {log} 2>&1"
+
+
+rule calibration_table:
+    input:
+        runs=f"{CA_DIR}/runs.parquet",
+        paper=f"{PAPER_DIR}/{{target}}.csv",
+    output:
+        "results/tables/{target}.csv",
+    log:
+        "results/logs/tables/{target}.log",
+    wildcard_constraints:
+        target="GUPTA-F2|GUPTA-F3",
+    conda:
+        CONDA_ENV
+    params:
+        paper_run=CA["paper_run"],
+        paper_dir=lambda wildcards, input: os.path.dirname(input.paper),
+    shell:
+        "boostcm calibration table --target {wildcards.target} --runs {input.runs}"
+        " --paper-dir {params.paper_dir} --paper-run {params.paper_run} --out {output} > {log} 2>&1"
+
+
+rule calibration_notebook:
+    input:
+        notebook="notebooks/calibration_shift.ipynb",
+        table="results/tables/{target}.csv",
+        runs=f"{CA_DIR}/runs.parquet",
+        reliability=f"{CA_DIR}/reliability.parquet",
+    output:
+        executed="results/notebooks/{target}.ipynb",
+        figure="results/figures/{target}.png",
+        verdict="results/verdicts/{target}.json",
+    log:
+        "results/logs/notebooks/{target}.log",
+    wildcard_constraints:
+        target="GUPTA-F2|GUPTA-F3",
+    conda:
+        CONDA_ENV
+    params:
+        cmd=lambda wildcards, input, output: notebook_cmd(
+            input.notebook,
+            output.executed,
+            target_id=wildcards.target,
+            table_csv=input.table,
+            runs=input.runs,
+            reliability=input.reliability,
+            figure=output.figure,
+            verdict=output.verdict,
+            paper_run=CA["paper_run"],
+        ),
+    shell:
+        "{params.cmd} > {log} 2>&1"
+
+
+rule calibration_notation_table:
+    input:
+        notebook="notebooks/gupta_illustrations.ipynb",
+    output:
+        executed="results/notebooks/GUPTA-T1.ipynb",
+        rendered="results/tables/GUPTA-T1.md",
+        verdict="results/verdicts/GUPTA-T1.json",
+    log:
+        "results/logs/notebooks/GUPTA-T1.log",
+    conda:
+        CONDA_ENV
+    params:
+        cmd=notebook_cmd(
+            "notebooks/gupta_illustrations.ipynb",
+            "results/notebooks/GUPTA-T1.ipynb",
+            target_id="GUPTA-T1",
+            rendered="results/tables/GUPTA-T1.md",
+            verdict="results/verdicts/GUPTA-T1.json",
+        ),
+    shell:
+        "{params.cmd} > {log} 2>&1"
+
+
+rule calibration_relationship_diagram:
+    input:
+        notebook="notebooks/gupta_illustrations.ipynb",
+    output:
+        executed="results/notebooks/GUPTA-F1.ipynb",
+        rendered="results/figures/GUPTA-F1.png",
+        verdict="results/verdicts/GUPTA-F1.json",
+    log:
+        "results/logs/notebooks/GUPTA-F1.log",
+    conda:
+        CONDA_ENV
+    params:
+        cmd=notebook_cmd(
+            "notebooks/gupta_illustrations.ipynb",
+            "results/notebooks/GUPTA-F1.ipynb",
+            target_id="GUPTA-F1",
+            rendered="results/figures/GUPTA-F1.png",
+            verdict="results/verdicts/GUPTA-F1.json",
+        ),
+    shell:
+        "{params.cmd} > {log} 2>&1"
+
+
+if CA["enabled"]:
+    ALL_TARGETS.extend(
+        f"results/verdicts/{t}.json" for t in CA_TARGETS + CA_ILLUSTRATIONS
+    )

@@ -1,0 +1,288 @@
+# ExactBoost's result tables (thesis section 2.3 = EBP section 4, Supp. section G): estimators EB-T3,
+# EB-T6, EB-T8, EB-T10, EB-F3 and ensemblers EB-T4, EB-T7, EB-T9, EB-T11, by 5-fold CV.
+# One job = dataset x fold x method (ExactBoost: one method per loss), in three stages:
+#   estimator  fit on the training fold, score the test fold
+#   base       a base model of the ensemblers: fit on the training fold without its ensembling set,
+#              score the ensembling set and the test fold (the cache every ensembler reads)
+#   ensembler  fit on the base models' scores (and features) of the ensembling set, score the test fold
+# Aggregation -> results/tables/<ID>.csv; a papermill notebook -> .md (or EB-F3.png) and the verdict.
+# Protocol and seeds: boostcm.experiments.exactboost (decisions D72-D74).
+from boostcm.experiments import exactboost as eb_jobs
+
+EB = config["exactboost"]
+EB_AVAILABLE = config["data"]["datasets"]
+EB_TABLES = ["EB-T3", "EB-T4", "EB-T6", "EB-T7", "EB-T8", "EB-T9", "EB-T10", "EB-T11"]
+EB_ENV = "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
+
+
+rule exactboost_estimator:
+    input:
+        "results/data/processed/{dataset}.parquet",
+    output:
+        "results/exactboost/estimators/{dataset}/fold{fold}/{method}.parquet",
+    log:
+        "results/logs/exactboost/estimators/{dataset}/fold{fold}/{method}.log",
+    benchmark:
+        "results/benchmarks/exactboost/estimators/{dataset}/fold{fold}/{method}.tsv"
+    wildcard_constraints:
+        fold=r"\d+",
+        method="|".join(eb_jobs.METHODS),
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        settings=lambda wc: eb_jobs.settings_json(
+            eb_jobs.job_model_settings(EB, wc.method, "estimator")
+        ),
+        seed=SEED,
+        n_folds=EB["n_folds"],
+        cv_seed=EB["cv_seed"],
+        pak=EB["pak_fraction"],
+    shell:
+        EB_ENV
+        + " boostcm exactboost estimator --dataset {wildcards.dataset} --data {input}"
+        " --fold {wildcards.fold} --method {wildcards.method} --n-folds {params.n_folds}"
+        " --cv-seed {params.cv_seed} --seed {params.seed} --pak-fraction {params.pak}"
+        " --model-settings '{params.settings}' --out {output} > {log} 2>&1"
+
+
+rule exactboost_base_model:
+    input:
+        "results/data/processed/{dataset}.parquet",
+    output:
+        "results/exactboost/base/{dataset}/fold{fold}/{method}.parquet",
+    log:
+        "results/logs/exactboost/base/{dataset}/fold{fold}/{method}.log",
+    benchmark:
+        "results/benchmarks/exactboost/base/{dataset}/fold{fold}/{method}.tsv"
+    wildcard_constraints:
+        fold=r"\d+",
+        method="|".join(eb_jobs.BASE_MODELS),
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        seed=SEED,
+        n_folds=EB["n_folds"],
+        cv_seed=EB["cv_seed"],
+        pak=EB["pak_fraction"],
+        fraction=EB["ensembler"]["ensembling_fraction"],
+    shell:
+        EB_ENV
+        + " boostcm exactboost base --dataset {wildcards.dataset} --data {input}"
+        " --fold {wildcards.fold} --method {wildcards.method} --n-folds {params.n_folds}"
+        " --cv-seed {params.cv_seed} --seed {params.seed} --pak-fraction {params.pak}"
+        " --ensembling-fraction {params.fraction} --out {output} > {log} 2>&1"
+
+
+rule exactboost_ensembler:
+    input:
+        data="results/data/processed/{dataset}.parquet",
+        base=lambda wc: [
+            eb_jobs.base_path(wc.dataset, wc.fold, m) for m in eb_jobs.BASE_MODELS
+        ],
+    output:
+        "results/exactboost/ensemblers/{inputs}/{dataset}/fold{fold}/{method}.parquet",
+    log:
+        "results/logs/exactboost/ensemblers/{inputs}/{dataset}/fold{fold}/{method}.log",
+    benchmark:
+        "results/benchmarks/exactboost/ensemblers/{inputs}/{dataset}/fold{fold}/{method}.tsv"
+    wildcard_constraints:
+        inputs=r"scores|scores\+features",
+        fold=r"\d+",
+        method="|".join(eb_jobs.ENSEMBLERS),
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        settings=lambda wc: eb_jobs.settings_json(
+            eb_jobs.job_model_settings(EB, wc.method, "ensembler")
+        ),
+        seed=SEED,
+        pak=EB["pak_fraction"],
+    shell:
+        EB_ENV
+        + " boostcm exactboost ensembler --dataset {wildcards.dataset} --data {input.data}"
+        " --fold {wildcards.fold} --method {wildcards.method} --inputs '{wildcards.inputs}'"
+        " --seed {params.seed} --pak-fraction {params.pak} --model-settings '{params.settings}'"
+        " --base {input.base} --out {output} > {log} 2>&1"
+
+
+# Small profiles (exactboost.batch_methods): one process per dataset x fold (x inputs) runs every
+# method of a stage and writes the same files, byte for byte; one benchmark file per batch.
+if EB["batch_methods"]:
+
+    ruleorder: exactboost_estimator_batch > exactboost_estimator
+    ruleorder: exactboost_base_batch > exactboost_base_model
+    ruleorder: exactboost_ensembler_batch > exactboost_ensembler
+
+    rule exactboost_estimator_batch:
+        input:
+            "results/data/processed/{dataset}.parquet",
+        output:
+            [
+                f"results/exactboost/estimators/{{dataset}}/fold{{fold}}/{m}.parquet"
+                for m in eb_jobs.METHODS
+            ],
+        log:
+            "results/logs/exactboost/estimators/{dataset}/fold{fold}/batch.log",
+        benchmark:
+            "results/benchmarks/exactboost/estimators/{dataset}/fold{fold}/batch.tsv"
+        wildcard_constraints:
+            fold=r"\d+",
+        conda:
+            CONDA_ENV
+        threads: 1
+        params:
+            methods=" ".join(eb_jobs.METHODS),
+            settings=eb_jobs.batch_settings(EB, eb_jobs.METHODS, "estimator"),
+            seed=SEED,
+            n_folds=EB["n_folds"],
+            cv_seed=EB["cv_seed"],
+            pak=EB["pak_fraction"],
+        shell:
+            EB_ENV
+            + " boostcm exactboost estimator --dataset {wildcards.dataset} --data {input}"
+            " --fold {wildcards.fold} --method {params.methods} --n-folds {params.n_folds}"
+            " --cv-seed {params.cv_seed} --seed {params.seed} --pak-fraction {params.pak}"
+            " --model-settings {params.settings} --out {output} > {log} 2>&1"
+
+    rule exactboost_base_batch:
+        input:
+            "results/data/processed/{dataset}.parquet",
+        output:
+            [
+                f"results/exactboost/base/{{dataset}}/fold{{fold}}/{m}.parquet"
+                for m in eb_jobs.BASE_MODELS
+            ],
+        log:
+            "results/logs/exactboost/base/{dataset}/fold{fold}/batch.log",
+        benchmark:
+            "results/benchmarks/exactboost/base/{dataset}/fold{fold}/batch.tsv"
+        wildcard_constraints:
+            fold=r"\d+",
+        conda:
+            CONDA_ENV
+        threads: 1
+        params:
+            methods=" ".join(eb_jobs.BASE_MODELS),
+            seed=SEED,
+            n_folds=EB["n_folds"],
+            cv_seed=EB["cv_seed"],
+            pak=EB["pak_fraction"],
+            fraction=EB["ensembler"]["ensembling_fraction"],
+        shell:
+            EB_ENV
+            + " boostcm exactboost base --dataset {wildcards.dataset} --data {input}"
+            " --fold {wildcards.fold} --method {params.methods} --n-folds {params.n_folds}"
+            " --cv-seed {params.cv_seed} --seed {params.seed} --pak-fraction {params.pak}"
+            " --ensembling-fraction {params.fraction} --out {output} > {log} 2>&1"
+
+    rule exactboost_ensembler_batch:
+        input:
+            data="results/data/processed/{dataset}.parquet",
+            base=lambda wc: [
+                eb_jobs.base_path(wc.dataset, wc.fold, m) for m in eb_jobs.BASE_MODELS
+            ],
+        output:
+            [
+                f"results/exactboost/ensemblers/{{inputs}}/{{dataset}}/fold{{fold}}/{m}.parquet"
+                for m in eb_jobs.ENSEMBLERS
+            ],
+        log:
+            "results/logs/exactboost/ensemblers/{inputs}/{dataset}/fold{fold}/batch.log",
+        benchmark:
+            "results/benchmarks/exactboost/ensemblers/{inputs}/{dataset}/fold{fold}/batch.tsv"
+        wildcard_constraints:
+            inputs=r"scores|scores\+features",
+            fold=r"\d+",
+        conda:
+            CONDA_ENV
+        threads: 1
+        params:
+            methods=" ".join(eb_jobs.ENSEMBLERS),
+            settings=eb_jobs.batch_settings(EB, eb_jobs.ENSEMBLERS, "ensembler"),
+            seed=SEED,
+            pak=EB["pak_fraction"],
+        shell:
+            EB_ENV
+            + " boostcm exactboost ensembler --dataset {wildcards.dataset} --data {input.data}"
+            " --fold {wildcards.fold} --method {params.methods} --inputs '{wildcards.inputs}'"
+            " --seed {params.seed} --pak-fraction {params.pak} --model-settings {params.settings}"
+            " --base {input.base} --out {output} > {log} 2>&1"
+
+
+rule exactboost_table:
+    input:
+        jobs=lambda wc: eb_jobs.table_inputs(EB, EB_AVAILABLE, wc.target),
+        paper=lambda wc: [f"{PAPER_DIR}/{i}.csv" for i in eb_jobs.paper_ids(wc.target)],
+    output:
+        "results/tables/{target}.csv",
+    log:
+        "results/logs/tables/{target}.log",
+    wildcard_constraints:
+        target="EB-T3|EB-T4|EB-T6|EB-T7|EB-T8|EB-T9|EB-T10|EB-T11|EB-F3",
+    conda:
+        CONDA_ENV
+    params:
+        paper_dir=PAPER_DIR,
+        n_folds=EB["n_folds"],
+    shell:
+        "boostcm exactboost table --target {wildcards.target} --paper-dir {params.paper_dir}"
+        " --n-folds {params.n_folds} --out {output} {input.jobs} > {log} 2>&1"
+
+
+rule exactboost_table_notebook:
+    input:
+        notebook="notebooks/exactboost_table.ipynb",
+        table="results/tables/{target}.csv",
+    output:
+        executed="results/notebooks/{target}.ipynb",
+        markdown="results/tables/{target}.md",
+        verdict="results/verdicts/{target}.json",
+    log:
+        "results/logs/notebooks/{target}.log",
+    wildcard_constraints:
+        target="EB-T3|EB-T4|EB-T6|EB-T7|EB-T8|EB-T9|EB-T10|EB-T11",
+    conda:
+        CONDA_ENV
+    params:
+        cmd=lambda wc, input, output: notebook_cmd(
+            input.notebook,
+            output.executed,
+            target_id=wc.target,
+            table_csv=input.table,
+            default_inputs=EB["ensembler"]["inputs"],
+            markdown=output.markdown,
+            verdict=output.verdict,
+        ),
+    shell:
+        "{params.cmd} > {log} 2>&1"
+
+
+rule exactboost_figure_notebook:
+    input:
+        notebook="notebooks/EB-F3.ipynb",
+        table="results/tables/EB-F3.csv",
+    output:
+        executed="results/notebooks/EB-F3.ipynb",
+        figure="results/figures/EB-F3.png",
+        verdict="results/verdicts/EB-F3.json",
+    log:
+        "results/logs/notebooks/EB-F3.log",
+    conda:
+        CONDA_ENV
+    params:
+        cmd=notebook_cmd(
+            "notebooks/EB-F3.ipynb",
+            "results/notebooks/EB-F3.ipynb",
+            table_csv="results/tables/EB-F3.csv",
+            figure="results/figures/EB-F3.png",
+            verdict="results/verdicts/EB-F3.json",
+        ),
+    shell:
+        "{params.cmd} > {log} 2>&1"
+
+
+if EB["enabled"]:
+    ALL_TARGETS.extend(f"results/verdicts/{t}.json" for t in [*EB_TABLES, "EB-F3"])
