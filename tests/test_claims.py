@@ -997,7 +997,7 @@ def test_notebooks_leave_the_verdict_to_the_claims_module(repo):
 CELL_KEYS = {"row", "column", "ours", "published", "agrees"}
 
 
-def _cells(v: Verdict) -> dict:
+def _cells_by_key(v: Verdict) -> dict:
     """The verdict's cells by (row, column), after checking the convention."""
     cells = v.details["cells"]
     assert cells, "no cells"
@@ -1015,7 +1015,9 @@ def _cells(v: Verdict) -> dict:
 
 
 def test_dataset_cells_colour_the_differing_count_only():
-    cells = _cells(dataset_properties_verdict(_dataset_table(a1a=(1605, 118, 24.6)), "EB-T1"))
+    cells = _cells_by_key(
+        dataset_properties_verdict(_dataset_table(a1a=(1605, 118, 24.6)), "EB-T1")
+    )
     assert cells[("a1a", "features")]["agrees"] is False
     assert (
         cells[("a1a", "features")]["ours"] == 118 and cells[("a1a", "features")]["published"] == 119
@@ -1032,14 +1034,14 @@ def test_hashing_cells_and_claims_follow_each_value():
     v = hashing_verdict(
         _hash_table(**{"our model": (0.95, 0.008, 0.9916, 0.0009)}), PAPER_T34, "HASH-T3.4"
     )
-    cells = _cells(v)
+    cells = _cells_by_key(v)
     recall = cells[("our model", "recall")]
     assert recall["agrees"] is False and recall["ours"] == 0.95 and recall["published"] == 0.9925
     assert recall["tolerance"] == pytest.approx(0.0244, abs=1e-4)
     assert cells[("our model", "reduction ratio")]["agrees"] is True
     assert [c["holds"] for c in v.details["claims"]] == [False, True, True]
     missing = hashing_verdict(_hash_table().iloc[:2], PAPER_T34, "HASH-T3.4")
-    assert _cells(missing)[("KLSH", "recall")]["ours"] is None
+    assert _cells_by_key(missing)[("KLSH", "recall")]["ours"] is None
     assert missing.details["claims"][2]["holds"] is False
 
 
@@ -1047,7 +1049,7 @@ def test_coverage_cells_are_judged_up_to_099_only():
     v = coverage_verdict(
         _coverage_table(AR1, **{"boosting_0.9": 0.81, "forest_0.999": 0.6}), "CP-F1.1", 0.1, 500
     )
-    cells = _cells(v)
+    cells = _cells_by_key(v)
     assert cells[("boosting", "lambda = 0.9")]["agrees"] is False
     assert cells[("boosting", "lambda = 0.9")]["relation"] == ">="
     assert cells[("boosting", "lambda = 0.9")]["published"] == 0.89
@@ -1062,7 +1064,7 @@ def test_coverage_cells_are_judged_up_to_099_only():
 
 def test_correction_cells_judge_moderate_levels_and_claims_name_the_deciding_setting():
     v = correction_verdict(_curves())
-    cells = _cells(v)
+    cells = _cells_by_key(v)
     assert cells[("authors", "1-p = 0.7")]["agrees"] is True
     assert cells[("authors", "1-p = 0.7")]["published"] == IID_FIXED[-1]
     assert cells[("authors", "1-p = 0.9")]["agrees"] is None
@@ -1073,12 +1075,14 @@ def test_correction_cells_judge_moderate_levels_and_claims_name_the_deciding_set
 
 def test_bound_coverage_cells_and_three_claims():
     v = bound_coverage_verdict(_runs(shift={0.9: -0.02}), _bounds(authors=[0.87, 0.87, 0.5]), **KW)
-    cells = _cells(v)
+    cells = _cells_by_key(v)
     assert cells[("1-p = 0.9", "mean coverage")]["agrees"] is False
     assert cells[("1-p = 0.5", "mean coverage")]["agrees"] is True
     assert cells[("1-p = 0.5", "mean coverage")]["published"] == pytest.approx(0.9)
     assert cells[("1-p = 0.9", "bound (proven_window)")]["ours"] is None
     assert [c["holds"] for c in v.details["claims"]] == [False, True, False]
+
+
 @pytest.mark.parametrize(
     "summary",
     [
