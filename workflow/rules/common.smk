@@ -39,6 +39,7 @@ PROFILE_NOTE = config["report"]["profile_note"]
 REPORT_EB = "ExactBoost (EBP; thesis ch. 2)"
 REPORT_HASH = "Thesis ch. 3: learning to hash"
 REPORT_CP = "Thesis ch. 4: conformal prediction under dependence"
+REPORT_GUPTA = "Gupta et al.: calibration under covariate shift"
 PAPER_DIR = "config/paper"
 TARGETS_YAML = "config/targets.yaml"
 CONDA_ENV = (

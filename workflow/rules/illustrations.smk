@@ -33,7 +33,9 @@ rule illustration_table:
         CONDA_ENV
     params:
         # config/paper, from the transcription's path (config/paper/illustrations/<ID>.csv)
-        paper_dir=lambda wc, input: os.path.dirname(os.path.dirname(input.transcription)),
+        paper_dir=lambda wc, input: os.path.dirname(
+            os.path.dirname(input.transcription)
+        ),
     shell:
         "boostcm illustration {wildcards.target} --records {input.records}"
         " --paper-dir {params.paper_dir} --table {output.table} --markdown {output.markdown}"
