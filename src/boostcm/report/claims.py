@@ -2707,6 +2707,32 @@ def covariate_shift_verdict(
                 else bool(single[f"ece_{worse}"] > single[f"ece_{better}"]),
             }
         )
+        c = claims[-1]  # the evidence in words, for the results site
+        c["evidence"] = (
+            f"mean ECE({worse}) - ECE({better}) = {c['mean_difference']:+.4f}, one-sided "
+            f"{SHIFT_CLAIM_LEVEL:.0%} lower bound {bound:+.4f} (holds when > 0)"
+            + ("" if ratio is None else f", ratio of means {mean_ratio:.2f} (needs >= {ratio:g})")
+            + f"; {worse} worse in {c['share_of_runs']:.0%} of {n} runs"
+            + (
+                ""
+                if c["single_run_holds"] is None
+                else f"; run {paper_run}: {'holds' if c['single_run_holds'] else 'does not hold'}"
+            )
+        )
+    cells = [
+        _cell(
+            m,
+            "ECE",
+            p["mean"],
+            p["published"],
+            p["published_in_range"],
+            note=f"ours: mean over {n} runs; agrees when the published ECE is inside our "
+            f"{SHIFT_RANGE_LEVEL:.0%} range [{p['range_low']:.4f}, {p['range_high']:.4f}]"
+            + ("" if p["single_run"] is None else f"; run {paper_run}: {p['single_run']:.4f}"),
+        )
+        for m, p in per_method.items()
+        if p["published"] is not None
+    ]
     failed_claims = [c["claim"] for c in claims if not c["holds"]]
     out_of_range = [
         f"{m} {p['published']:g} outside [{p['range_low']:.3f}, {p['range_high']:.3f}]"
@@ -2740,5 +2766,6 @@ def covariate_shift_verdict(
             "t_critical": t_crit,
             "methods": per_method,
             "claims": claims,
+            "cells": cells,
         },
     )
