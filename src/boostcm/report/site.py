@@ -212,6 +212,8 @@ def _dataset_rows(names, results_dir: Path, catalog: dict) -> list[dict]:
                 if meta.get("start") and meta.get("end")
                 else None
             )
+            if isinstance(period, dict):  # {"start", "end"} of a layout that covers part of a year
+                period = f"{period.get('start')} to {period.get('end')}"
             if period:
                 row["period"] = period
         else:
@@ -248,7 +250,16 @@ def _settings_excerpt(config: dict | None, keys) -> str | None:
         for part in parts[:-1]:
             cursor = cursor.setdefault(part, {})
         cursor[parts[-1]] = node
-    return yaml.safe_dump(out, sort_keys=False, default_flow_style=None, width=96).strip()
+
+    class _Dumper(yaml.SafeDumper):
+        """Mappings one key a line (readable), lists on one line (compact)."""
+
+    _Dumper.add_representer(
+        list, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=True)
+    )
+    return yaml.dump(
+        out, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=96
+    ).strip()
 
 
 # --- HTML pieces ---------------------------------------------------------------------------------
@@ -395,11 +406,13 @@ def _cells_html(cells: list[dict]) -> str:
             pub = f"{rel}{_fmt(c['published'])}"
             if c.get("published_sd") is not None:
                 pub += f" ± {_fmt(c['published_sd'])}"
+            elif c.get("published_cell"):  # the cell as printed, with its sd
+                pub = f"{rel}{c['published_cell']}"
         notes = []
         if c.get("tolerance") is not None:
             notes.append(f"tolerance {_fmt(c['tolerance'])}")
         for key, value in c.items():
-            if key not in _CELL_KEYS:
+            if key not in _CELL_KEYS and key not in _CELL_QUIET:
                 notes.append(f"{key.replace('_', ' ')} {_fmt(value)}")
         if c.get("note") and r not in row_note:
             notes.append(str(c["note"]))
@@ -454,6 +467,9 @@ def _cells_html(cells: list[dict]) -> str:
     return out
 
 
+# extra keys of a cell that repeat its row or column, the printed form of the published number
+# (shown instead of it) or a setting of the run: not repeated in every cell
+_CELL_QUIET = {"dataset", "loss", "published_cell", "n_folds"}
 _CELL_KEYS = {
     "row",
     "column",
