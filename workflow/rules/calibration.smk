@@ -138,7 +138,7 @@ rule calibration_notation_table:
         executed="results/notebooks/GUPTA-T1.ipynb",
         rendered=report(
             "results/tables/GUPTA-T1.md",
-            caption="../report/gupta_illustration.rst",
+            caption="../report/gupta_t1.rst",
             category=REPORT_GUPTA,
             subcategory="GUPTA-T1",
             labels={"target": "GUPTA-T1", "kind": "table"},
@@ -167,7 +167,7 @@ rule calibration_relationship_diagram:
         executed="results/notebooks/GUPTA-F1.ipynb",
         rendered=report(
             "results/figures/GUPTA-F1.png",
-            caption="../report/gupta_illustration.rst",
+            caption="../report/gupta_f1.rst",
             category=REPORT_GUPTA,
             subcategory="GUPTA-F1",
             labels={"target": "GUPTA-F1", "kind": "figure"},
