@@ -48,7 +48,7 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 def run_snakemake(args, cwd, env, check=True):
     """Run snakemake with `args` in `cwd`; raise with its output tail when it fails and `check`."""
     proc = subprocess.run(
-        SNAKEMAKE + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=1800
+        SNAKEMAKE + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=3600
     )
     if check and proc.returncode != 0:
         raise AssertionError(
