@@ -1,5 +1,5 @@
 """QS-F2 on alternative mixtures: how the gap between the threshold-moved logistic classifier and
-the precision-at-recall loss (7) depends on the (unpublished) mixture (docs/decisions.md, D93).
+the precision-at-recall loss (7) depends on the (unpublished) mixture (docs/decisions.md, D89).
 
 Positives N((0, 0), I), p(y = 1) = 0.1; the negative components below; 2000 training and 20 000
 test points, recall 0.9, h = 0.05, 300 full-batch steps, 3 random starts, seed 0.

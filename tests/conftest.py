@@ -1,4 +1,6 @@
-"""Shared fixtures: the repository root and the byte-exact data mirror (when this machine has it).
+"""Shared fixtures: the repository root, the byte-exact data mirror (when this machine has it), and
+the CI profile of the workflow built once per session in a scratch copy of the repository (the
+end-to-end tests and the browser test of the results site share it).
 
 The mirror is $BOOSTCM_DATA_MIRROR, else the workflow's default folder ``data/mirror``; tests that
 need real data files skip, saying so, where neither exists.
@@ -7,6 +9,9 @@ need real data files skip, saying so, where neither exists.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,3 +40,37 @@ def mirror() -> Path:
     if MIRROR is None:
         pytest.skip("no data mirror ($BOOSTCM_DATA_MIRROR or data/mirror) on this machine")
     return MIRROR
+
+
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+
+def run_snakemake(args, cwd, env, check=True):
+    """Run snakemake with `args` in `cwd`; raise with its output tail when it fails and `check`."""
+    proc = subprocess.run(
+        SNAKEMAKE + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=3600
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+        )
+    return proc
+
+
+def scratch_copy(work: Path) -> Path:
+    """What the workflow needs of the repository, copied into `work`."""
+    for item in ("workflow", "config", "notebooks", "envs"):
+        shutil.copytree(REPO / item, work / item)
+    return work
+
+
+@pytest.fixture(scope="session")
+def ci_workflow(tmp_path_factory):
+    """(work folder, environment) of one run of the CI profile, from the data mirror."""
+    if MIRROR is None:
+        pytest.skip("no data mirror on this machine")
+    work = scratch_copy(tmp_path_factory.mktemp("wf"))
+    env = dict(os.environ, BOOSTCM_DATA_MIRROR=str(MIRROR))
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    run_snakemake(["--cores", "2", "--configfile", "config/ci.yaml"], work, env)
+    return work, env

@@ -577,9 +577,9 @@ def test_correction_ignores_vacuous_small_n_cal():
     curves.loc[(curves.setting == "authors") & (curves.n_cal == 100), "correction"] = math.inf
     v = correction_verdict(curves)
     assert v.status == "agrees"
-    assert {r["first_finite_n_cal"] for r in v.details["claims"] if r["setting"] == "authors"} == {
-        1000
-    }
+    assert {
+        r["first_finite_n_cal"] for r in v.details["per_level"] if r["setting"] == "authors"
+    } == {1000}
 
 
 def test_correction_bad_input():
@@ -967,11 +967,13 @@ def test_verdict_json_keeps_rule_and_history_and_report_shows_them(repo, tmp_pat
     table = build_report(
         repo / "config/targets.yaml", tmp_path / "v", tmp_path / "r" / "index.html"
     )
-    page = (tmp_path / "r" / "index.html").read_text()
-    assert "Family-wise false alarm" in page or "family-wise false alarm" in page
-    assert "Rule changed after the results were seen:" in page
-    assert page.count("Rule changed after the results were seen:") == 1
-    assert "0.05 percentage points" in page
+    pages = {
+        t: (tmp_path / "r" / "targets" / f"{t}.html").read_text() for t in ("CP-F1.1", "EB-T1")
+    }
+    assert "family-wise false alarm" in pages["CP-F1.1"]
+    assert pages["CP-F1.1"].count("Rule changed after the results were seen:") == 1
+    assert "Rule changed after the results were seen:" not in pages["EB-T1"]
+    assert "0.05 percentage points" in pages["EB-T1"]
     rules = table.set_index("id")["rule"]
     assert rules["CP-F1.1"] == v.rule and rules["EB-T5"] == ""
 
@@ -988,6 +990,97 @@ def test_notebooks_leave_the_verdict_to_the_claims_module(repo):
         assert ".write(" in code, path.name
         for word in ("write_verdict", '"agrees"', '"deviates"', "wilson_interval"):
             assert word not in code, f"{path.name} uses {word}"
+
+
+# --- details["cells"] and details["claims"]: what the results site colours ---------------------
+
+CELL_KEYS = {"row", "column", "ours", "published", "agrees"}
+
+
+def _cells_by_key(v: Verdict) -> dict:
+    """The verdict's cells by (row, column), after checking the convention."""
+    cells = v.details["cells"]
+    assert cells, "no cells"
+    for c in cells:
+        assert CELL_KEYS <= set(c), c
+        assert c["agrees"] in (True, False, None)
+        for key in ("ours", "published"):
+            assert c[key] is None or isinstance(c[key], float)
+    for c in v.details["claims"]:
+        assert {"claim", "holds", "evidence"} <= set(c) and c["holds"] in (True, False, None)
+        assert c["claim"] and c["evidence"]
+    keys = [(c["row"], c["column"]) for c in cells]
+    assert len(keys) == len(set(keys)), "a cell twice"
+    return {k: c for k, c in zip(keys, cells)}
+
+
+def test_dataset_cells_colour_the_differing_count_only():
+    cells = _cells_by_key(
+        dataset_properties_verdict(_dataset_table(a1a=(1605, 118, 24.6)), "EB-T1")
+    )
+    assert cells[("a1a", "features")]["agrees"] is False
+    assert (
+        cells[("a1a", "features")]["ours"] == 118 and cells[("a1a", "features")]["published"] == 119
+    )
+    assert cells[("a1a", "observations")]["agrees"] is True
+    assert cells[("german", "% positives")]["agrees"] is True
+    gmsc = cells[("gmsc", "observations")]
+    assert gmsc["ours"] is None and gmsc["agrees"] is None and gmsc["published"] == 150000
+    v = dataset_properties_verdict(_dataset_table(), "EB-T1")
+    assert [c["holds"] for c in v.details["claims"]] == [True]
+
+
+def test_hashing_cells_and_claims_follow_each_value():
+    v = hashing_verdict(
+        _hash_table(**{"our model": (0.95, 0.008, 0.9916, 0.0009)}), PAPER_T34, "HASH-T3.4"
+    )
+    cells = _cells_by_key(v)
+    recall = cells[("our model", "recall")]
+    assert recall["agrees"] is False and recall["ours"] == 0.95 and recall["published"] == 0.9925
+    assert recall["tolerance"] == pytest.approx(0.0244, abs=1e-4)
+    assert cells[("our model", "reduction ratio")]["agrees"] is True
+    assert [c["holds"] for c in v.details["claims"]] == [False, True, True]
+    missing = hashing_verdict(_hash_table().iloc[:2], PAPER_T34, "HASH-T3.4")
+    assert _cells_by_key(missing)[("KLSH", "recall")]["ours"] is None
+    assert missing.details["claims"][2]["holds"] is False
+
+
+def test_coverage_cells_are_judged_up_to_099_only():
+    v = coverage_verdict(
+        _coverage_table(AR1, **{"boosting_0.9": 0.81, "forest_0.999": 0.6}), "CP-F1.1", 0.1, 500
+    )
+    cells = _cells_by_key(v)
+    assert cells[("boosting", "lambda = 0.9")]["agrees"] is False
+    assert cells[("boosting", "lambda = 0.9")]["relation"] == ">="
+    assert cells[("boosting", "lambda = 0.9")]["published"] == 0.89
+    assert cells[("network", "lambda = 0.99")]["agrees"] is True
+    extreme = cells[("forest", "lambda = 0.999")]
+    assert extreme["agrees"] is None and extreme["published"] is None and extreme["ours"] == 0.6
+    first, second = v.details["claims"]
+    assert first["holds"] is False and second["holds"] is None
+    assert "forest 0.999: 0.600" in second["evidence"]
+    assert len(cells) == len(MODELS) * len(AR1)
+
+
+def test_correction_cells_judge_moderate_levels_and_claims_name_the_deciding_setting():
+    v = correction_verdict(_curves())
+    cells = _cells_by_key(v)
+    assert cells[("authors", "1-p = 0.7")]["agrees"] is True
+    assert cells[("authors", "1-p = 0.7")]["published"] == IID_FIXED[-1]
+    assert cells[("authors", "1-p = 0.9")]["agrees"] is None
+    assert cells[("proven_window", "1-p = 0.5")]["agrees"] is False
+    holds = {c["claim"].split("(")[-1]: (c["holds"], c["sets_status"]) for c in v.details["claims"]}
+    assert sorted(holds.values()) == [(False, False), (True, False), (True, True)]
+
+
+def test_bound_coverage_cells_and_three_claims():
+    v = bound_coverage_verdict(_runs(shift={0.9: -0.02}), _bounds(authors=[0.87, 0.87, 0.5]), **KW)
+    cells = _cells_by_key(v)
+    assert cells[("1-p = 0.9", "mean coverage")]["agrees"] is False
+    assert cells[("1-p = 0.5", "mean coverage")]["agrees"] is True
+    assert cells[("1-p = 0.5", "mean coverage")]["published"] == pytest.approx(0.9)
+    assert cells[("1-p = 0.9", "bound (proven_window)")]["ours"] is None
+    assert [c["holds"] for c in v.details["claims"]] == [False, True, False]
 
 
 @pytest.mark.parametrize(

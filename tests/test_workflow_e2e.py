@@ -15,46 +15,21 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from conftest import SNAKEMAKE
+from conftest import run_snakemake as _run
+from conftest import scratch_copy as _scratch_copy
 
 pytestmark = pytest.mark.e2e
 
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-
-
-def _run(args, cwd, env, check=True):
-    proc = subprocess.run(
-        SNAKEMAKE + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=3600
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(
-            f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
-        )
-    return proc
-
-
-def _scratch_copy(work: Path) -> Path:
-    repo = Path(__file__).resolve().parents[1]
-    for item in ("workflow", "config", "notebooks", "envs"):
-        shutil.copytree(repo / item, work / item)
-    return work
-
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory, request):
-    from conftest import MIRROR
-
-    if MIRROR is None:
-        pytest.skip("no data mirror on this machine")
-    work = _scratch_copy(tmp_path_factory.mktemp("wf"))
-    env = dict(os.environ, BOOSTCM_DATA_MIRROR=str(MIRROR))
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    _run(["--cores", "2", "--configfile", "config/ci.yaml"], work, env)
-    return work, env
+def workdir(ci_workflow):
+    """The CI profile built once per session in a scratch copy (conftest.ci_workflow)."""
+    return ci_workflow
 
 
 # Targets with many small jobs of every kind (data, simulation chunks, hashing jobs, aggregation)

@@ -67,9 +67,17 @@ rule calibration_table:
         runs=f"{CA_DIR}/runs.parquet",
         paper=f"{PAPER_DIR}/{{target}}.csv",
     output:
-        "results/tables/{target}.csv",
+        report(
+            "results/tables/{target}.csv",
+            caption="../report/calibration_table.rst",
+            category=REPORT_GUPTA,
+            subcategory="{target}",
+            labels={"target": "{target}", "kind": "table"},
+        ),
     log:
         "results/logs/tables/{target}.log",
+    benchmark:
+        "results/benchmarks/tables/{target}.tsv"
     wildcard_constraints:
         target="GUPTA-F2|GUPTA-F3",
     conda:
@@ -90,10 +98,18 @@ rule calibration_notebook:
         reliability=f"{CA_DIR}/reliability.parquet",
     output:
         executed="results/notebooks/{target}.ipynb",
-        figure="results/figures/{target}.png",
+        figure=report(
+            "results/figures/{target}.png",
+            caption="../report/calibration_figure.rst",
+            category=REPORT_GUPTA,
+            subcategory="{target}",
+            labels={"target": "{target}", "kind": "figure"},
+        ),
         verdict="results/verdicts/{target}.json",
     log:
         "results/logs/notebooks/{target}.log",
+    benchmark:
+        "results/benchmarks/notebooks/{target}.tsv"
     wildcard_constraints:
         target="GUPTA-F2|GUPTA-F3",
     conda:
@@ -109,6 +125,7 @@ rule calibration_notebook:
             figure=output.figure,
             verdict=output.verdict,
             paper_run=CA["paper_run"],
+            profile_note=PROFILE_NOTE,
         ),
     shell:
         "{params.cmd} > {log} 2>&1"
@@ -119,7 +136,13 @@ rule calibration_notation_table:
         notebook="notebooks/gupta_illustrations.ipynb",
     output:
         executed="results/notebooks/GUPTA-T1.ipynb",
-        rendered="results/tables/GUPTA-T1.md",
+        rendered=report(
+            "results/tables/GUPTA-T1.md",
+            caption="../report/gupta_t1.rst",
+            category=REPORT_GUPTA,
+            subcategory="GUPTA-T1",
+            labels={"target": "GUPTA-T1", "kind": "table"},
+        ),
         verdict="results/verdicts/GUPTA-T1.json",
     log:
         "results/logs/notebooks/GUPTA-T1.log",
@@ -142,7 +165,13 @@ rule calibration_relationship_diagram:
         notebook="notebooks/gupta_illustrations.ipynb",
     output:
         executed="results/notebooks/GUPTA-F1.ipynb",
-        rendered="results/figures/GUPTA-F1.png",
+        rendered=report(
+            "results/figures/GUPTA-F1.png",
+            caption="../report/gupta_f1.rst",
+            category=REPORT_GUPTA,
+            subcategory="GUPTA-F1",
+            labels={"target": "GUPTA-F1", "kind": "figure"},
+        ),
         verdict="results/verdicts/GUPTA-F1.json",
     log:
         "results/logs/notebooks/GUPTA-F1.log",

@@ -33,6 +33,13 @@ DATA_TARGETS = [
     f"results/data/processed/{name}.parquet" for name in config["data"]["datasets"]
 ]
 REPORT = "results/report/index.html"
+# what each notebook's figure says about the settings it comes from (empty: the papers' settings)
+PROFILE_NOTE = config["report"]["profile_note"]
+# `snakemake --report report.zip`: figures and tables grouped by document (captions in workflow/report)
+REPORT_EB = "ExactBoost (EBP; thesis ch. 2)"
+REPORT_HASH = "Thesis ch. 3: learning to hash"
+REPORT_CP = "Thesis ch. 4: conformal prediction under dependence"
+REPORT_GUPTA = "Gupta et al.: calibration under covariate shift"
 PAPER_DIR = "config/paper"
 TARGETS_YAML = "config/targets.yaml"
 CONDA_ENV = (

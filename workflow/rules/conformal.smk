@@ -47,9 +47,17 @@ rule conformal_coverage_table:
             for c in range(len(CP_CHUNKS[m]))
         ],
     output:
-        "results/tables/{target}.csv",
+        report(
+            "results/tables/{target}.csv",
+            caption="../report/coverage_table.rst",
+            category=REPORT_CP,
+            subcategory="{target}",
+            labels={"target": "{target}", "kind": "table"},
+        ),
     log:
         "results/logs/tables/{target}.log",
+    benchmark:
+        "results/benchmarks/tables/{target}.tsv"
     wildcard_constraints:
         target="CP-F1\\.1|CP-F4\\.1",
     conda:
@@ -64,10 +72,18 @@ rule conformal_coverage_notebook:
         table="results/tables/{target}.csv",
     output:
         executed="results/notebooks/{target}.ipynb",
-        figure="results/figures/{target}.png",
+        figure=report(
+            "results/figures/{target}.png",
+            caption="../report/coverage_figure.rst",
+            category=REPORT_CP,
+            subcategory="{target}",
+            labels={"target": "{target}", "kind": "figure"},
+        ),
         verdict="results/verdicts/{target}.json",
     log:
         "results/logs/notebooks/{target}.log",
+    benchmark:
+        "results/benchmarks/notebooks/{target}.tsv"
     wildcard_constraints:
         target="CP-F1\\.1|CP-F4\\.1",
     conda:
@@ -82,6 +98,8 @@ rule conformal_coverage_notebook:
             verdict=output.verdict,
             alpha=CP["alpha"],
             n_cal=CP["n_cal"],
+            n_train=CP["n_train"],
+            profile_note=PROFILE_NOTE,
         ),
     shell:
         "{params.cmd} > {log} 2>&1"

@@ -67,11 +67,25 @@ rule conformal_bounds_f42b_notebook:
         runs=f"{CB_DIR}/CP-F4.2b_runs.parquet",
     output:
         executed="results/notebooks/CP-F4.2b.ipynb",
-        figure="results/figures/CP-F4.2b.png",
-        table="results/tables/CP-F4.2b.csv",
+        figure=report(
+            "results/figures/CP-F4.2b.png",
+            caption="../report/cp_f42b.rst",
+            category=REPORT_CP,
+            subcategory="CP-F4.2b",
+            labels={"target": "CP-F4.2b", "kind": "figure"},
+        ),
+        table=report(
+            "results/tables/CP-F4.2b.csv",
+            caption="../report/cp_f42b.rst",
+            category=REPORT_CP,
+            subcategory="CP-F4.2b",
+            labels={"target": "CP-F4.2b", "kind": "table"},
+        ),
         verdict="results/verdicts/CP-F4.2b.json",
     log:
         "results/logs/notebooks/CP-F4.2b.log",
+    benchmark:
+        "results/benchmarks/notebooks/CP-F4.2b.tsv"
     conda:
         CONDA_ENV
     params:
@@ -91,6 +105,7 @@ rule conformal_bounds_f42b_notebook:
             table_csv="results/tables/CP-F4.2b.csv",
             figure="results/figures/CP-F4.2b.png",
             verdict="results/verdicts/CP-F4.2b.json",
+            profile_note=PROFILE_NOTE,
         ),
     shell:
         "{params.cmd} > {log} 2>&1"
@@ -101,11 +116,25 @@ rule conformal_bounds_f42a_notebook:
         notebook="notebooks/CP-F4.2a.ipynb",
     output:
         executed="results/notebooks/CP-F4.2a.ipynb",
-        figure="results/figures/CP-F4.2a.png",
-        table="results/tables/CP-F4.2a.csv",
+        figure=report(
+            "results/figures/CP-F4.2a.png",
+            caption="../report/cp_f42a.rst",
+            category=REPORT_CP,
+            subcategory="CP-F4.2a",
+            labels={"target": "CP-F4.2a", "kind": "figure"},
+        ),
+        table=report(
+            "results/tables/CP-F4.2a.csv",
+            caption="../report/cp_f42a.rst",
+            category=REPORT_CP,
+            subcategory="CP-F4.2a",
+            labels={"target": "CP-F4.2a", "kind": "table"},
+        ),
         verdict="results/verdicts/CP-F4.2a.json",
     log:
         "results/logs/notebooks/CP-F4.2a.log",
+    benchmark:
+        "results/benchmarks/notebooks/CP-F4.2a.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -126,6 +155,7 @@ rule conformal_bounds_f42a_notebook:
             table_csv="results/tables/CP-F4.2a.csv",
             figure="results/figures/CP-F4.2a.png",
             verdict="results/verdicts/CP-F4.2a.json",
+            profile_note=PROFILE_NOTE,
         ),
     shell:
         "NUMBA_NUM_THREADS={threads} {params.cmd} > {log} 2>&1"

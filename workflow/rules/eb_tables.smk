@@ -11,9 +11,17 @@ rule eb_dataset_table:
         ),
         paper=f"{PAPER_DIR}/{{target}}.csv",
     output:
-        "results/tables/{target}.csv",
+        report(
+            "results/tables/{target}.csv",
+            caption="../report/dataset_table.rst",
+            category=REPORT_EB,
+            subcategory="{target}",
+            labels={"target": "{target}", "kind": "table"},
+        ),
     log:
         "results/logs/tables/{target}.log",
+    benchmark:
+        "results/benchmarks/tables/{target}.tsv"
     wildcard_constraints:
         target="EB-T1|EB-T5",
     conda:
@@ -35,6 +43,8 @@ rule eb_dataset_table_notebook:
         verdict="results/verdicts/{target}.json",
     log:
         "results/logs/notebooks/{target}.log",
+    benchmark:
+        "results/benchmarks/notebooks/{target}.tsv"
     wildcard_constraints:
         target="EB-T1|EB-T5",
     conda:

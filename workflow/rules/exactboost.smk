@@ -217,9 +217,17 @@ rule exactboost_table:
         jobs=lambda wc: eb_jobs.table_inputs(EB, EB_AVAILABLE, wc.target),
         paper=lambda wc: [f"{PAPER_DIR}/{i}.csv" for i in eb_jobs.paper_ids(wc.target)],
     output:
-        "results/tables/{target}.csv",
+        report(
+            "results/tables/{target}.csv",
+            caption="../report/exactboost_table.rst",
+            category=REPORT_EB,
+            subcategory="{target}",
+            labels={"target": "{target}", "kind": "table"},
+        ),
     log:
         "results/logs/tables/{target}.log",
+    benchmark:
+        "results/benchmarks/tables/{target}.tsv"
     wildcard_constraints:
         target="EB-T3|EB-T4|EB-T6|EB-T7|EB-T8|EB-T9|EB-T10|EB-T11|EB-F3",
     conda:
@@ -266,7 +274,13 @@ rule exactboost_figure_notebook:
         table="results/tables/EB-F3.csv",
     output:
         executed="results/notebooks/EB-F3.ipynb",
-        figure="results/figures/EB-F3.png",
+        figure=report(
+            "results/figures/EB-F3.png",
+            caption="../report/eb_f3.rst",
+            category=REPORT_EB,
+            subcategory="EB-F3",
+            labels={"target": "EB-F3", "kind": "figure"},
+        ),
         verdict="results/verdicts/EB-F3.json",
     log:
         "results/logs/notebooks/EB-F3.log",
@@ -279,6 +293,7 @@ rule exactboost_figure_notebook:
             table_csv="results/tables/EB-F3.csv",
             figure="results/figures/EB-F3.png",
             verdict="results/verdicts/EB-F3.json",
+            profile_note=PROFILE_NOTE,
         ),
     shell:
         "{params.cmd} > {log} 2>&1"

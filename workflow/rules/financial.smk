@@ -103,11 +103,25 @@ rule financial_coverage_notebook:
         stride=[f"{FI_DIR}/stride.csv"] if FI_CHECK["series"] else [],
     output:
         executed="results/notebooks/CP-F4.3.ipynb",
-        figure="results/figures/CP-F4.3.png",
-        table="results/tables/CP-F4.3.csv",
+        figure=report(
+            "results/figures/CP-F4.3.png",
+            caption="../report/cp_f43.rst",
+            category=REPORT_CP,
+            subcategory="CP-F4.3",
+            labels={"target": "CP-F4.3", "kind": "figure"},
+        ),
+        table=report(
+            "results/tables/CP-F4.3.csv",
+            caption="../report/cp_f43.rst",
+            category=REPORT_CP,
+            subcategory="CP-F4.3",
+            labels={"target": "CP-F4.3", "kind": "table"},
+        ),
         verdict="results/verdicts/CP-F4.3.json",
     log:
         "results/logs/notebooks/CP-F4.3.log",
+    benchmark:
+        "results/benchmarks/notebooks/CP-F4.3.tsv"
     conda:
         CONDA_ENV
     params:
@@ -122,6 +136,7 @@ rule financial_coverage_notebook:
             table_csv="results/tables/CP-F4.3.csv",
             figure="results/figures/CP-F4.3.png",
             verdict="results/verdicts/CP-F4.3.json",
+            profile_note=PROFILE_NOTE,
         ),
     shell:
         "{params.cmd} > {log} 2>&1"
@@ -134,12 +149,26 @@ rule financial_events_notebook:
         paper=f"{PAPER_DIR}/CP-T4.1.csv",
     output:
         executed="results/notebooks/CP-T4.1.ipynb",
-        figure="results/figures/CP-T4.1.png",
-        table="results/tables/CP-T4.1.csv",
+        figure=report(
+            "results/figures/CP-T4.1.png",
+            caption="../report/cp_t41.rst",
+            category=REPORT_CP,
+            subcategory="CP-T4.1",
+            labels={"target": "CP-T4.1", "kind": "figure"},
+        ),
+        table=report(
+            "results/tables/CP-T4.1.csv",
+            caption="../report/cp_t41.rst",
+            category=REPORT_CP,
+            subcategory="CP-T4.1",
+            labels={"target": "CP-T4.1", "kind": "table"},
+        ),
         markdown="results/tables/CP-T4.1.md",
         verdict="results/verdicts/CP-T4.1.json",
     log:
         "results/logs/notebooks/CP-T4.1.log",
+    benchmark:
+        "results/benchmarks/notebooks/CP-T4.1.tsv"
     conda:
         CONDA_ENV
     params:
@@ -153,6 +182,7 @@ rule financial_events_notebook:
             table_md="results/tables/CP-T4.1.md",
             figure="results/figures/CP-T4.1.png",
             verdict="results/verdicts/CP-T4.1.json",
+            profile_note=PROFILE_NOTE,
         ),
     shell:
         "{params.cmd} > {log} 2>&1"

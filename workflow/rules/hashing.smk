@@ -40,10 +40,18 @@ rule hashing_table:
             HASH_CFG, hashing_jobs.dataset_of_target(HASH_CFG, wildcards.target)
         ),
     output:
-        table="results/tables/{target}.csv",
+        table=report(
+            "results/tables/{target}.csv",
+            caption="../report/hashing_table.rst",
+            category=REPORT_HASH,
+            subcategory="{target}",
+            labels={"target": "{target}", "kind": "table"},
+        ),
         summary="results/hashing/{target}_all_configurations.csv",
     log:
         "results/logs/tables/{target}.log",
+    benchmark:
+        "results/benchmarks/tables/{target}.tsv"
     wildcard_constraints:
         target=r"HASH-T3\.[345]",
     conda:
@@ -62,9 +70,18 @@ rule hashing_notebook:
     output:
         executed="results/notebooks/{target}.ipynb",
         markdown="results/tables/{target}.md",
+        figure=report(
+            "results/figures/{target}.png",
+            caption="../report/hashing_figure.rst",
+            category=REPORT_HASH,
+            subcategory="{target}",
+            labels={"target": "{target}", "kind": "figure"},
+        ),
         verdict="results/verdicts/{target}.json",
     log:
         "results/logs/notebooks/{target}.log",
+    benchmark:
+        "results/benchmarks/notebooks/{target}.tsv"
     wildcard_constraints:
         target=r"HASH-T3\.[345]",
     conda:
@@ -78,7 +95,9 @@ rule hashing_notebook:
             summary_csv=input.summary,
             paper_dir=os.path.dirname(input.paper),
             markdown=output.markdown,
+            figure=output.figure,
             verdict=output.verdict,
+            profile_note=PROFILE_NOTE,
         ),
     shell:
         "{params.cmd} > {log} 2>&1"

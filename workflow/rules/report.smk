@@ -1,4 +1,8 @@
-# The report page: every target of config/targets.yaml with its status, linking tables, figures, notebooks.
+# The results site (boostcm.report.site): results/report/index.html, one page per document and per
+# target (figures, ours beside the published numbers, the rule, the claims, settings, data, code
+# version, run time) and the executed notebooks as HTML. It gets the validated config as JSON, so
+# a change of settings rebuilds it, and the verdicts this run builds (older ones are not shown).
+import json
 
 
 rule report:
@@ -11,5 +15,10 @@ rule report:
         "results/logs/report.log",
     conda:
         CONDA_ENV
+    params:
+        paper_dir=PAPER_DIR,
+        config=json.dumps(config, sort_keys=True),
     shell:
-        "boostcm report --targets {input.targets} --verdicts results/verdicts --out {output} > {log} 2>&1"
+        "boostcm report --targets {input.targets} --verdicts results/verdicts --results results"
+        " --paper-dir {params.paper_dir} --config-json {params.config:q}"
+        " --requested {input.verdicts} --out {output} > {log} 2>&1"

@@ -11,7 +11,7 @@ i.e. an intercept-free linear SVM (or logistic regression) on x_i - x_k. AATP so
 candidate k and keeps the solution whose quantile condition is best met: the fraction of training
 points scoring strictly above w.x_k closest to tau (ties: lowest objective). O(N) convex solves.
 
-Solvers (docs/decisions.md, D90). ``solver="dcd"`` (default, hinge): dual coordinate descent, the
+Solvers (docs/decisions.md, D86). ``solver="dcd"`` (default, hinge): dual coordinate descent, the
 algorithm of LIBLINEAR's L1-loss SVM dual (Hsieh et al. 2008) compiled with numba, run over the
 candidates in the order of a preliminary logistic score with each candidate's dual variables
 warm-started from the previous candidate's, and stopped at a relative duality gap of ``tol``.

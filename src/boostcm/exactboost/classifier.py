@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._progress import progress
 from .._validation import (
     check_binary_labels,
     check_choice,
@@ -83,6 +84,9 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         Seed of the runs' subsampling and random initial scores.
     n_jobs : int or None, default=None
         Runs fitted in parallel (threads); None means 1, -1 all cores.
+    verbose : bool, default=False
+        Show a progress bar (tqdm, on stderr) advancing once per fitted run, for interactive use;
+        the boosting rounds of a run stay in the compiled kernel.
 
     Attributes
     ----------
@@ -171,6 +175,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         precision_bits=PRECISION_BITS,
         random_state=None,
         n_jobs=None,
+        verbose=False,
     ):
         self.metric = metric
         self.margin = margin
@@ -185,6 +190,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         self.precision_bits = precision_bits
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -312,10 +318,11 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             return trace
 
         n_jobs = 1 if self.n_jobs is None else self.n_jobs
+        runs = progress(range(E), verbose=bool(self.verbose), desc="ExactBoost runs")
         if n_jobs == 1:
-            results = [one(e) for e in range(E)]
+            results = [one(e) for e in runs]
         else:
-            results = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(one)(e) for e in range(E))
+            results = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(one)(e) for e in runs)
         (
             self.stump_feature_,
             self.stump_threshold_,

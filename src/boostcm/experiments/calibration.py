@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .._io import common_settings, derive_rng, derive_seed_sequence
+from .._progress import progress
 from ..calibration import (
     ULSIF,
     HistogramBinning,
@@ -288,7 +289,9 @@ def run_shift_simulation(sim: int, *, seed: int, settings: ShiftSettings, n_jobs
     return row, pd.concat(frames, ignore_index=True)
 
 
-def simulate_chunk(sims, *, seed: int, settings: ShiftSettings, n_jobs: int = 1):
+def simulate_chunk(
+    sims, *, seed: int, settings: ShiftSettings, n_jobs: int = 1, verbose: bool = False
+):
     """Runs `sims` (an iterable of simulation indices): (runs table, reliability table).
 
     Parameters
@@ -301,6 +304,8 @@ def simulate_chunk(sims, *, seed: int, settings: ShiftSettings, n_jobs: int = 1)
         Sizes and grids.
     n_jobs : int, default=1
         Threads of the random forest.
+    verbose : bool, default=False
+        Show a progress bar (tqdm, on stderr) advancing once per run.
 
     Returns
     -------
@@ -311,7 +316,7 @@ def simulate_chunk(sims, *, seed: int, settings: ShiftSettings, n_jobs: int = 1)
     if not sims:
         raise ValueError("no simulation indices given")
     rows, rel = [], []
-    for s in sims:
+    for s in progress(sims, verbose=verbose, desc="covariate-shift runs"):
         row, frame = run_shift_simulation(s, seed=seed, settings=settings, n_jobs=n_jobs)
         rows.append(row)
         rel.append(frame)

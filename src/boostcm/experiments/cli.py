@@ -13,6 +13,7 @@ import dataclasses
 import json
 import logging
 import sys
+from pathlib import Path
 
 import pandas as pd
 
@@ -61,8 +62,36 @@ def _dataset_table(args) -> None:
 def _report(args) -> None:
     from ..report import build_report
 
-    table = build_report(args.targets, args.verdicts, args.out)
+    config = json.loads(args.config_json) if args.config_json else None
+    requested = None if args.requested is None else [Path(v).stem for v in args.requested]
+    table = build_report(
+        args.targets,
+        args.verdicts,
+        args.out,
+        results_dir=args.results,
+        config=config,
+        requested=requested,
+        paper_dir=args.paper_dir,
+    )
     print(table["status"].value_counts().to_string())
+    reasons = table.loc[table["status"] == "not built", "reason"].str.split(":").str[0]
+    if len(reasons):
+        print("not built because:\n" + reasons.value_counts().to_string())
+
+
+def _illustration(args) -> None:
+    from ..report.illustrations import render_illustration
+
+    records = {Path(p).stem: pd.read_parquet(p) for p in args.records}
+    result = render_illustration(
+        args.target,
+        paper_dir=args.paper_dir,
+        records=records,
+        table_csv=args.table,
+        markdown=args.markdown,
+        verdict=args.verdict,
+    )
+    print(result.status, "-", result.summary)
 
 
 def _config_docs(args) -> None:
@@ -537,8 +566,26 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("processed", nargs="*", help="processed parquet files to include")
     _req(t, "--paper-dir", "--out")
 
-    r = _add(sub, "report", _report, "write the HTML report of every target's status")
+    r = _add(sub, "report", _report, "write the results site (results/report/index.html and pages)")
     _req(r, "--targets", "--verdicts", "--out")
+    r.add_argument("--results", default=None, help="root of the outputs (default: verdicts/..)")
+    r.add_argument("--paper-dir", default=None, help="published tables (default: config/paper)")
+    r.add_argument("--config-json", default=None, help="the run's validated config, as JSON")
+    r.add_argument(
+        "--requested",
+        nargs="*",
+        default=None,
+        help="verdict files this run builds (other verdicts found are not shown)",
+    )
+
+    il = _add(
+        sub, "illustration", _illustration, "render a static target (HASH-T1.1, T3.x, LN-NONE)"
+    )
+    il.add_argument("target", choices=("HASH-T1.1", "HASH-T3.1", "HASH-T3.2", "LN-NONE"))
+    il.add_argument("--records", nargs="*", default=[], help="processed record parquet files")
+    _req(il, "--paper-dir", "--verdict")
+    il.add_argument("--table", default=None)
+    il.add_argument("--markdown", default=None)
 
     c = _add(sub, "config-docs", _config_docs, "write config/README.md from the config schema")
     _req(c, "--schema")

@@ -19,6 +19,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from .._io import derive_rng, derive_seed_sequence
+from .._progress import progress
 from .._stats import wilson_interval
 from .._validation import check_probability
 from ..conformal.processes import HMM_NOISE_VARIANCE, lagged_design, simulate_ar1, simulate_hmm
@@ -87,9 +88,11 @@ def simulate_coverage(
     alpha: float,
     finite_sample_correction: bool,
     model_params: dict | None = None,
+    verbose: bool = False,
 ) -> pd.DataFrame:
     """One row per simulation index in `sims`: empirical coverage of the test point(s), the exact
-    conditional coverage probability, the conformal threshold and the mean interval width."""
+    conditional coverage probability, the conformal threshold and the mean interval width; with
+    `verbose`, a progress bar (tqdm, on stderr) advancing once per simulation."""
     alpha = check_probability(alpha)
     if process not in PROCESSES:
         raise ValueError(f"unknown process {process!r}; choose one of {PROCESSES}")
@@ -99,7 +102,7 @@ def simulate_coverage(
     key = format_param(param)
     n = n_lags + n_train + n_cal + n_test
     rows = []
-    for s in sims:
+    for s in progress(sims, verbose=verbose, desc=f"{process} {key} {model}"):
         rng = derive_rng(seed, "conformal-data", process, key, int(s))
         series, states = _simulate(process, float(param), n, rng)
         X, y = lagged_design(series, n_lags)

@@ -13,7 +13,7 @@ Conventions (docs/decisions.md, D4-D6):
   largest score) comes from the *unadjusted* scores and a positive counts when score - margin >= tau_k.
 
 Two operating-point metrics of the quantile-surrogate paper (Mackey, Luo & Eban), returned as
-metrics, not losses (docs/decisions.md, D91):
+metrics, not losses (docs/decisions.md, D87):
 
 * ``precision_at_rate``: P@tau, the precision among the k = max(1, floor(tau n)) highest scores;
 * ``precision_at_recall``: the best precision of {score >= t} over the thresholds t whose recall
@@ -301,7 +301,7 @@ def pak_loss(scores, y, k: int, margin: float = 0.0) -> float:
 def rate_depth(tau: float, n: int) -> int:
     """Number of points predicted positive at the predicted-positive rate tau.
 
-    k = max(1, floor(tau * n)), the depth at which P@tau is evaluated (docs/decisions.md, D91).
+    k = max(1, floor(tau * n)), the depth at which P@tau is evaluated (docs/decisions.md, D87).
 
     Parameters
     ----------

@@ -1,16 +1,16 @@
-"""Published numbers, verdicts per target, and the HTML report that lists every target.
+"""Published numbers, verdicts per target, and the results site that shows every target.
 
 Each target's notebook judges its table with a rule of :mod:`boostcm.report.claims` and writes
-``results/verdicts/<ID>.json`` with :func:`write_verdict` (through ``Verdict.write``); the report
-page (:func:`build_report`) lists every ID of ``config/targets.yaml`` with its status (``not built``,
-``built``, ``agrees`` with the paper under the stated rule, or ``deviates``) beside the rule that
-decided it, and says when a rule was changed after its results were seen.
+``results/verdicts/<ID>.json`` with :func:`write_verdict` (through ``Verdict.write``); the results
+site (:func:`build_report`, :mod:`boostcm.report.site`) shows every ID of ``config/targets.yaml``
+with its status (``not built`` with the reason, ``built``, ``agrees`` with the paper under the
+stated rule, or ``deviates``), its figures, ours beside the published numbers, the rule that
+decided it (and when it was changed after its results were seen), the settings, data and code
+version that produced it.
 """
 
 from __future__ import annotations
 
-import html
-import json
 import os
 import re
 from pathlib import Path
@@ -174,8 +174,8 @@ def load_targets(path: str | os.PathLike = "config/targets.yaml") -> list[dict]:
     return yaml.safe_load(Path(path).read_text())["targets"]
 
 
-def build_report(targets_yaml, verdict_dir, out_html) -> pd.DataFrame:
-    """Write the HTML page listing every target with its status, rule and links.
+def build_report(targets_yaml, verdict_dir, out_html, **site_options) -> pd.DataFrame:
+    """Write the results site; its front page is `out_html` (see :mod:`boostcm.report.site`).
 
     Parameters
     ----------
@@ -184,65 +184,20 @@ def build_report(targets_yaml, verdict_dir, out_html) -> pd.DataFrame:
     verdict_dir : path-like
         Folder of the verdict JSON files.
     out_html : path-like
-        The page to write.
+        The front page (``results/report/index.html``); the other pages go beside it.
+    **site_options
+        Passed to :func:`boostcm.report.site.build_site`: ``results_dir``, ``config``,
+        ``requested``, ``paper_dir``, ``profile_note``.
 
     Returns
     -------
     pandas.DataFrame
-        One row per target: id, kind, title, where, status, summary, rule, rule_history, files.
+        One row per target: id, kind, title, where, documents, status, reason (why not built),
+        summary, rule, rule_history, files.
     """
+    from .site import build_site
+
     out_html = Path(out_html)
-    verdicts = {}
-    for f in sorted(Path(verdict_dir).glob("*.json")):
-        v = json.loads(f.read_text())
-        verdicts[v["id"]] = v
-    rows = []
-    for t in load_targets(targets_yaml):
-        v = verdicts.get(t["id"], {})
-        rows.append(
-            {
-                "id": t["id"],
-                "kind": t["kind"],
-                "title": t["title"],
-                "where": t["where"],
-                "status": v.get("status", "not built"),
-                "summary": v.get("summary", ""),
-                "rule": v.get("rule", ""),
-                "rule_history": v.get("rule_history", ""),
-                "files": v.get("files", []),
-            }
-        )
-    table = pd.DataFrame(rows)
-    counts = table["status"].value_counts().reindex(STATUSES, fill_value=0)
-    body = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>boostcm reproduction report</title>",
-        "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
-        "padding:4px 8px;vertical-align:top}.agrees{background:#d9f2d9}.deviates{background:#fde2c8}"
-        ".built{background:#e3ecfa}.not-built{color:#888}.rule{font-size:85%;max-width:40em}"
-        ".history{color:#8a1c00}</style></head><body>",
-        "<h1>Reproduction report</h1>",
-        f"<p>{len(table)} targets: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + ".</p>",
-        "<table><tr><th>ID</th><th>status</th><th>what</th><th>summary</th><th>rule</th>"
-        "<th>files</th></tr>",
-    ]
-    for r in rows:
-        links = " ".join(
-            f"<a href='{html.escape(os.path.relpath(f, out_html.parent))}'>{html.escape(Path(f).name)}</a>"
-            for f in r["files"]
-        )
-        cls = r["status"].replace(" ", "-")
-        rule = html.escape(r["rule"])
-        if r["rule_history"]:
-            rule += (
-                "<p class='history'><b>Rule changed after the results were seen:</b> "
-                f"{html.escape(r['rule_history'])}</p>"
-            )
-        body.append(
-            f"<tr class='{cls}'><td>{html.escape(r['id'])}</td><td>{r['status']}</td>"
-            f"<td>{html.escape(r['title'])}<br><small>{html.escape(r['where'])} · {html.escape(r['kind'])}</small></td>"
-            f"<td>{html.escape(r['summary'])}</td><td class='rule'>{rule}</td><td>{links}</td></tr>"
-        )
-    body.append("</table></body></html>")
-    with atomic_path(out_html) as tmp:
-        tmp.write_text("\n".join(body))
-    return table
+    return build_site(
+        targets_yaml, verdict_dir, out_html.parent, index_name=out_html.name, **site_options
+    )

@@ -32,10 +32,23 @@ CP-T4.1                    :func:`conditional_coverage_verdict`   coverage on ev
 GUPTA-F2, GUPTA-F3         :func:`covariate_shift_verdict`        weighting calibrates under covariate
                                                                   shift, ignoring it is worse, (47) is
                                                                   worse (Gupta et al. App. D.4)
+HASH-T3.1, T3.2            :func:`example_records_verdict`        the printed example rows are records
+                                                                  of the datasets (``built``)
 =========================  =====================================  ======================================
 
 The numbers of every rule are the module constants below; notebooks only load, plot, call one of
 these functions and write the verdict (:meth:`Verdict.write`).
+
+Besides its own numbers, every verdict's ``details`` carries two lists the results site
+(:mod:`boostcm.report.site`) renders:
+
+* ``details["cells"]``: the comparison table, one record per cell, ``{"row", "column", "ours",
+  "published", "agrees"}`` (numbers, None when missing; ``agrees`` a bool, or None when the rule
+  does not judge that cell), optionally with ``relation`` (``">="`` when the published number is a
+  threshold ours must reach), ``tolerance``, ``ours_sd``, ``published_sd`` and ``note``;
+* ``details["claims"]``: the published claims checked one by one, ``{"claim", "holds",
+  "evidence"}`` (``holds`` a bool, or None for a claim reported and not tested), optionally with
+  ``sets_status`` (False for a claim reported beside the one that decides the status).
 """
 
 from __future__ import annotations
@@ -62,6 +75,7 @@ __all__ = [
     "coverage_verdict",
     "correction_verdict",
     "bound_coverage_verdict",
+    "example_records_verdict",
     "financial_coverage_verdict",
     "conditional_coverage_verdict",
     "covariate_shift_verdict",
@@ -251,12 +265,46 @@ def _check_target(target_id: str, allowed) -> None:
         raise ValueError(f"target_id must be one of {tuple(allowed)}, got {target_id!r}")
 
 
+def _cell(row, column, ours, published, agrees, **extra) -> dict:
+    """One cell of the comparison table the report colours (``details["cells"]``).
+
+    ``ours`` and ``published`` are numbers (None when missing), ``agrees`` a bool or None (not
+    judged); ``extra`` may add ``relation`` (``">="`` when the published number is a bound the
+    claim puts ours above), ``tolerance``, ``ours_sd``, ``published_sd`` or a ``note``.
+    """
+    out = {
+        "row": str(row),
+        "column": str(column),
+        "ours": None if ours is None else float(ours),
+        "published": None if published is None else float(published),
+        "agrees": None if agrees is None else bool(agrees),
+    }
+    out.update({k: v for k, v in extra.items() if v is not None})
+    return out
+
+
+def _claim(claim: str, holds, evidence: str, **extra) -> dict:
+    """One published claim checked (``details["claims"]``): ``holds`` is a bool, or None when the
+    claim is reported and not tested."""
+    return {
+        "claim": claim,
+        "holds": None if holds is None else bool(holds),
+        "evidence": evidence,
+        **extra,
+    }
+
+
 # --- EB-T1, EB-T5: dataset properties ------------------------------------------------------------
 
 _DATASET_CLAIMS = {
     "EB-T1": "thesis section 2.3, Table 2.1 (= ExactBoost paper, Table 1)",
     "EB-T5": "ExactBoost paper, supplementary section D, Table 5",
 }
+_DATASET_COLUMNS = (
+    ("rows", "observations"),
+    ("features", "features"),
+    ("positive_pct", "% positives"),
+)
 
 
 def dataset_properties_verdict(table: pd.DataFrame, target_id: str) -> Verdict:
@@ -284,7 +332,9 @@ def dataset_properties_verdict(table: pd.DataFrame, target_id: str) -> Verdict:
     Returns
     -------
     Verdict
-        ``details["datasets"]``: per dataset whether it was built, matches, and what differs.
+        ``details["datasets"]``: per dataset whether it was built, matches, and what differs;
+        ``details["cells"]``: observations, features and % positives beside the published ones;
+        ``details["claims"]``: the counts as one claim.
 
     Raises
     ------
@@ -300,7 +350,7 @@ def dataset_properties_verdict(table: pd.DataFrame, target_id: str) -> Verdict:
     built = table["rows"].notna()
     _check_no_nan(table[built], ["features", "positive_pct"], f"{target_id} built datasets")
 
-    per_dataset, differ, missing = [], [], []
+    per_dataset, differ, missing, cells = [], [], [], []
     for i, r in table.iterrows():
         name = str(r["dataset"])
         if not built[i]:
@@ -309,15 +359,34 @@ def dataset_properties_verdict(table: pd.DataFrame, target_id: str) -> Verdict:
             per_dataset.append(
                 {"dataset": name, "built": False, "matches": None, "comparison": reason}
             )
+            cells += [
+                _cell(name, col, None, r[f"paper_{key}"], None, note=reason)
+                for key, col in _DATASET_COLUMNS
+            ]
             continue
         diffs = []
-        if int(r["rows"]) != int(r["paper_rows"]):
+        rows_ok = int(r["rows"]) == int(r["paper_rows"])
+        features_ok = int(r["features"]) == int(r["paper_features"])
+        if not rows_ok:
             diffs.append(f"rows {int(r['rows'])} vs {int(r['paper_rows'])}")
-        if int(r["features"]) != int(r["paper_features"]):
+        if not features_ok:
             diffs.append(f"features {int(r['features'])} vs {int(r['paper_features'])}")
         pct, paper_pct = float(r["positive_pct"]), float(r["paper_positive_pct"])
-        if abs(pct - paper_pct) > POSITIVE_PCT_TOLERANCE + _GRID_EPS:
+        pct_ok = abs(pct - paper_pct) <= POSITIVE_PCT_TOLERANCE + _GRID_EPS
+        if not pct_ok:
             diffs.append(f"positives {pct:.1f}% vs {paper_pct:.1f}%")
+        cells += [
+            _cell(name, "observations", r["rows"], r["paper_rows"], rows_ok),
+            _cell(name, "features", r["features"], r["paper_features"], features_ok),
+            _cell(
+                name,
+                "% positives",
+                pct,
+                paper_pct,
+                pct_ok,
+                tolerance=POSITIVE_PCT_TOLERANCE,
+            ),
+        ]
         if diffs:
             differ.append(f"{name} ({', '.join(diffs)})")
         per_dataset.append(
@@ -343,13 +412,22 @@ def dataset_properties_verdict(table: pd.DataFrame, target_id: str) -> Verdict:
         "when at least one dataset was built and every built dataset matches; datasets not built "
         "(manual downloads, not in the data mirror) are listed and not judged."
     )
-    return Verdict(
-        target_id,
-        status,
-        summary,
-        rule,
-        _jsonable({"datasets": per_dataset, "n_built": n_built, "n_differ": len(differ)}),
-    )
+    claims = [
+        _claim(
+            f"{_DATASET_CLAIMS[target_id]}: each dataset has the printed number of observations, "
+            "of features (after one-hot encoding) and % positives",
+            status == "agrees",
+            summary,
+        )
+    ]
+    details = {
+        "datasets": per_dataset,
+        "n_built": n_built,
+        "n_differ": len(differ),
+        "cells": cells,
+        "claims": claims,
+    }
+    return Verdict(target_id, status, summary, rule, _jsonable(details))
 
 
 # --- EB-T3, EB-T4, EB-T6..T11, EB-F3: ExactBoost's cross-validated test losses -------------------
@@ -503,7 +581,7 @@ def _eb_stats(table: pd.DataFrame, target_id: str, source: str) -> dict:
     return out
 
 
-def _claim(short: str, claim: str, holds, evidence: str, holds_published=None) -> dict:
+def _eb_claim(short: str, claim: str, holds, evidence: str, holds_published=None) -> dict:
     return {
         "claim": claim,
         "holds": holds,
@@ -574,7 +652,7 @@ def _eb_claims_estimators(table, target_id, stats_by_source):
             if failed
             else ""
         )
-        claims.append(_claim("best for all metrics", text, holds, evidence, res["published"][0]))
+        claims.append(_eb_claim("best for all metrics", text, holds, evidence, res["published"][0]))
         for loss, other in (("AUC", "AUC: Plugin Logistic"), ("P@k", "P@k: TopPush")):
             text = (
                 f"Table 2.3 caption: ExactBoost is 'much more accurate than {other.split(': ')[1]}' "
@@ -595,7 +673,7 @@ def _eb_claims_estimators(table, target_id, stats_by_source):
                 + (f", significantly worse in {', '.join(worse)}" if worse else "")
             )
             short = f"much more accurate than {other.split(': ')[1]}"
-            claims.append(_claim(short, text, holds, evidence, res["published"][0]))
+            claims.append(_eb_claim(short, text, holds, evidence, res["published"][0]))
         return claims
     # EB-T6, EB-T8, EB-T10: the main text's claims, checked on every dataset of the table
     exact = [c for c in table["column"].unique() if c in ("RankBoost", "DMKS", "TopPush")]
@@ -626,7 +704,7 @@ def _exact_benchmark_claim(groups, stats_by_source, exact: str) -> dict:
         res[source] = (len(ok_rows) >= EB_GENERALLY * len(rows) if rows else None, rows, ok_rows)
     holds, rows, ok_rows = res["ours"]
     worse = [r for r in rows if r not in ok_rows]
-    return _claim(
+    return _eb_claim(
         f"generally better than {exact}",
         text,
         holds,
@@ -666,7 +744,7 @@ def _surrogate_claim(groups, stats_by_source, surrogates, where, loss=None):
         f"; significantly better: {', '.join(better)}" if better else ""
     )
     short = "surrogates generally not better" + (f" ({loss})" if loss else "")
-    return _claim(short, text, holds, evidence, res["published"][0])
+    return _eb_claim(short, text, holds, evidence, res["published"][0])
 
 
 def _rank(stats, row, columns, column) -> int:
@@ -701,7 +779,7 @@ def _eb_claims_ensemblers(table, target_id, stats_by_source):
         res[source] = (len(passed) >= EB_GENERALLY * n if n else None, passed, failed)
     holds, passed, failed = res["ours"]
     claims.append(
-        _claim(
+        _eb_claim(
             "generally the best ensembler",
             text,
             holds,
@@ -735,7 +813,7 @@ def _eb_claims_ensemblers(table, target_id, stats_by_source):
     low = {r: v for r, v in ranks.items() if v > EB_TOP_RANK}
     first = sum(v == 1 for v in ranks.values())
     claims.append(
-        _claim(
+        _eb_claim(
             f"top {EB_TOP_RANK} in all cases",
             text,
             holds,
@@ -758,7 +836,7 @@ def _eb_claims_ensemblers(table, target_id, stats_by_source):
         (failed if _worse(eb, best) else passed).append(f"{row} ({name.removeprefix('base: ')})")
     n = len(passed) + len(failed)
     claims.append(
-        _claim(
+        _eb_claim(
             "matches the best base model",
             "section 2.3.3: ExactBoost 'is able to match or overcome the performance of the best base "
             "model available' (read: the ExactBoost ensembler is not significantly worse than the "
@@ -1073,7 +1151,8 @@ def hashing_verdict(table: pd.DataFrame, paper: pd.DataFrame, target_id: str) ->
     -------
     Verdict
         ``details["comparison"]``: per published method ours, published, difference, tolerance and
-        whether it agrees.
+        whether it agrees; ``details["cells"]``: recall and RR per method beside the published
+        values, with sds and tolerance; ``details["claims"]``: one claim per published method.
 
     Raises
     ------
@@ -1091,19 +1170,28 @@ def hashing_verdict(table: pd.DataFrame, paper: pd.DataFrame, target_id: str) ->
     if dup:
         raise ValueError(f"{target_id} table: method(s) {dup} appear more than once")
 
-    rows = []
+    rows, cells, claims = [], [], []
     for _, p in paper.iterrows():
         row = {
             "model": p["model"],
             "paper recall": p["recall"],
             "paper reduction ratio": p["reduction ratio"],
         }
+        claim = (
+            f"{p['model']}: recall {p['recall']}, reduction ratio {p['reduction ratio']} "
+            "(best configuration, mean ± sd over 8 seeds)"
+        )
         ours = table[table["model"] == p["model"]]
         if ours.empty:
             rows.append({**row, "missing": True, "agrees": False})
+            for name, _ in _HASH_VALUES:
+                pm, ps = split_pm(p[name])
+                cells.append(_cell(p["model"], name, None, pm, False, note="not in our table"))
+            claims.append(_claim(claim, False, "the method is not in our table"))
             continue
         o = ours.iloc[0]
         ok = True
+        evidence = []
         for name, col in _HASH_VALUES:
             pm, ps = split_pm(p[name])
             if math.isnan(pm):
@@ -1116,11 +1204,30 @@ def hashing_verdict(table: pd.DataFrame, paper: pd.DataFrame, target_id: str) ->
             row[f"our {name}"] = o[name] if name in o.index else f"{om:.4f} ± {osd:.4f}"
             row[f"{name} diff"] = round(diff, 4)
             row[f"{name} tolerance"] = round(tol, 4)
-            ok &= abs(diff) <= tol + _GRID_EPS
+            value_ok = abs(diff) <= tol + _GRID_EPS
+            ok &= value_ok
+            cells.append(
+                _cell(
+                    p["model"],
+                    name,
+                    om,
+                    pm,
+                    value_ok,
+                    ours_sd=osd,
+                    published_sd=ps,
+                    tolerance=round(tol, 4),
+                )
+            )
+            evidence.append(
+                f"{name} {om:.4f} ± {osd:.4f}, |diff| {abs(diff):.4f} "
+                f"{'<=' if value_ok else '>'} tolerance {tol:.4f}"
+            )
         row["our config"] = o["config"] if "config" in o.index else ""
         row["missing"] = False
         row["agrees"] = bool(ok)
         rows.append(row)
+        config = f" ({row['our config']})" if row["our config"] else ""
+        claims.append(_claim(claim, ok, "ours: " + "; ".join(evidence) + config))
 
     n_agree = sum(r["agrees"] for r in rows)
     status = "agrees" if n_agree == len(rows) else "deviates"
@@ -1144,7 +1251,13 @@ def hashing_verdict(table: pd.DataFrame, paper: pd.DataFrame, target_id: str) ->
         "seeds' spreads, not standard errors of the means, so the tolerance is about 2.8x wider "
         "than two standard errors of the difference of two 8-seed means."
     )
-    return Verdict(target_id, status, summary, rule, _jsonable({"comparison": rows}))
+    return Verdict(
+        target_id,
+        status,
+        summary,
+        rule,
+        _jsonable({"comparison": rows, "cells": cells, "claims": claims}),
+    )
 
 
 # --- CP-F1.1, CP-F4.1: marginal coverage under dependence ---------------------------------------
@@ -1164,6 +1277,15 @@ _COVERAGE_CLAIMS = {
         "remains above 89% even for large values of dependence, and falls below 88% only after "
         "1 - p = 0.999'",
     ),
+}
+
+_COVERAGE_FIRST_HALF = {
+    "CP-F1.1": "AR(1) coefficients up to lambda = 0.99 achieve coverage higher than 89%",
+    "CP-F4.1": "coverage remains above 89% even for large values of dependence (up to 1 - p = 0.99)",
+}
+_COVERAGE_SECOND_HALF = {
+    "CP-F1.1": "significant losses of coverage only happen when lambda >= 0.999",
+    "CP-F4.1": "coverage falls below 88% only after 1 - p = 0.999",
 }
 
 _COVERAGE_RULE_HISTORY = (
@@ -1219,7 +1341,10 @@ def coverage_verdict(table: pd.DataFrame, target_id: str, alpha: float, n_cal: i
     Returns
     -------
     Verdict
-        With ``rule_history``; ``details`` lists the flagged points and a per-model summary.
+        With ``rule_history``; ``details`` lists the flagged points, a per-model summary
+        (``per_model``), the coverage of every (model, grid value) as ``cells`` (judged against
+        0.89 at dependence <= 0.99, not judged elsewhere) and the two halves of the published
+        claim as ``claims`` (the second reported, not tested).
 
     Raises
     ------
@@ -1338,6 +1463,40 @@ def coverage_verdict(table: pd.DataFrame, target_id: str, alpha: float, n_cal: i
                 },
             }
         )
+    cells = []
+    fw_high = dict(zip(zip(checked["model"], checked["dependence"]), checked["fw_high"]))
+    for r in t.itertuples():
+        high = fw_high.get((r.model, r.dependence))
+        cells.append(
+            _cell(
+                r.model,
+                f"{dep_name} = {r.dependence:g}",
+                r.coverage,
+                COVERAGE_THRESHOLD if high is not None else None,
+                None if high is None else high >= COVERAGE_THRESHOLD,
+                relation=">=" if high is not None else None,
+                n_sims=int(r.n_sims),
+                note=(
+                    f"upper end of the Bonferroni Wilson interval {high:.3f}"
+                    if high is not None
+                    else f"not judged ({dep_name} > {MODERATE_DEPENDENCE})"
+                ),
+            )
+        )
+    claims = [
+        _claim(
+            _COVERAGE_FIRST_HALF[target_id],
+            status == "agrees",
+            head + f" (Bonferroni over {m} points, family-wise false alarm "
+            f"{FAMILY_WISE_FALSE_ALARM:.0%})" + pw_text,
+        ),
+        _claim(
+            _COVERAGE_SECOND_HALF[target_id],
+            None,
+            f"reported, not tested: {dep_name} >= {EXTREME_DEPENDENCE}: {ext}",
+            sets_status=False,
+        ),
+    ]
     point_cols = ["model", "dependence", "coverage", "n_sims", "fw_high", "pointwise_high"]
     details = {
         "points_checked": m,
@@ -1351,7 +1510,9 @@ def coverage_verdict(table: pd.DataFrame, target_id: str, alpha: float, n_cal: i
         "variance_reduced_significantly_below_0.89": vr_sig[
             ["model", "dependence", "conditional_probability", "conditional_se"]
         ].to_dict(orient="records"),
-        "claims": per_model,
+        "per_model": per_model,
+        "cells": cells,
+        "claims": claims,
     }
     rule = (
         f"Checks {claim}. Points checked: every (model, {dep_name}) with {dep_name} <= "
@@ -1409,8 +1570,11 @@ def correction_verdict(curves: pd.DataFrame, target_id: str = "CP-F4.2a") -> Ver
     Returns
     -------
     Verdict
-        ``details["claims"]``: per setting and level the correction and iid correction at the
-        largest n_cal, their ratio, whether the curve decreases; ``details["holds"]`` per setting.
+        ``details["per_level"]``: per setting and level the correction and iid correction at the
+        largest n_cal, their ratio, whether the curve decreases; ``details["holds"]`` per setting;
+        ``details["cells"]``: the correction at the largest n_cal per setting and level beside the
+        iid limit (judged for 1 − p <= 0.7); ``details["claims"]``: the claim per setting, the
+        authors' one deciding the status.
 
     Raises
     ------
@@ -1460,8 +1624,8 @@ def correction_verdict(curves: pd.DataFrame, target_id: str = "CP-F4.2a") -> Ver
                     "first_finite_n_cal": int(g["n_cal"].to_numpy()[fin][0]) if fin.any() else None,
                 }
             )
-    claims = pd.DataFrame(rows)
-    moderate = claims[claims["one_minus_p"] <= CORRECTION_MODERATE_MAX + _GRID_EPS]
+    per_level = pd.DataFrame(rows)
+    moderate = per_level[per_level["one_minus_p"] <= CORRECTION_MODERATE_MAX + _GRID_EPS]
     if moderate.empty:
         raise ValueError(
             f"{target_id}: no level with 1-p <= {CORRECTION_MODERATE_MAX}; the claim about "
@@ -1470,7 +1634,7 @@ def correction_verdict(curves: pd.DataFrame, target_id: str = "CP-F4.2a") -> Ver
 
     def holds(setting):
         m = moderate[moderate["setting"] == setting]
-        dec = claims.loc[claims["setting"] == setting, "decreasing"]
+        dec = per_level.loc[per_level["setting"] == setting, "decreasing"]
         return bool((m["ratio_to_iid"] <= CORRECTION_RATIO_MAX).all() and dec.all())
 
     ok = {s: holds(s) for s in CORRECTION_SETTINGS}
@@ -1501,7 +1665,55 @@ def correction_verdict(curves: pd.DataFrame, target_id: str = "CP-F4.2a") -> Ver
         f"largest n_cal; 1-p <= {CORRECTION_MODERATE_MAX} as 'moderate' and the factor "
         f"{CORRECTION_RATIO_MAX:g} are this project's reading of the caption."
     )
-    details = {"claims": rows, "holds": ok, "n_cal_max": n_top, "iid_at_max": iid}
+    cells = [
+        _cell(
+            r["setting"],
+            f"1-p = {r['one_minus_p']:g}",
+            r["correction_at_max"] if math.isfinite(r["correction_at_max"]) else None,
+            r["iid_at_max"],
+            None
+            if r["one_minus_p"] > CORRECTION_MODERATE_MAX + _GRID_EPS
+            else r["ratio_to_iid"] <= CORRECTION_RATIO_MAX and r["decreasing"],
+            note=(
+                f"correction at n_cal = {n_top} beside the iid (4.22) limit; ratio "
+                f"{r['ratio_to_iid']:.2f}, curve {'decreasing' if r['decreasing'] else 'not decreasing'}"
+                + (
+                    f"; not judged (1-p > {CORRECTION_MODERATE_MAX})"
+                    if r["one_minus_p"] > CORRECTION_MODERATE_MAX + _GRID_EPS
+                    else f"; agrees when the ratio is <= {CORRECTION_RATIO_MAX:g} and the curve decreases"
+                )
+            ),
+        )
+        for r in rows
+    ]
+    setting_words = {
+        "authors": "authors' convention (chain beta, alpha(1-alpha), fixed delta_cal)",
+        "proven_chain": "proven bound with the chain's beta",
+        "proven_window": "proven bound with the lagged windows' beta (what the theorem needs)",
+    }
+    claims = []
+    for setting in CORRECTION_SETTINGS:
+        m = moderate[moderate["setting"] == setting]
+        claims.append(
+            _claim(
+                "the correction converges to the iid limit even for moderately dependent data "
+                f"({setting_words[setting]})",
+                ok[setting],
+                f"at n_cal = {n_top}, 1-p <= {CORRECTION_MODERATE_MAX}: ratio to the iid limit "
+                f"{m['ratio_to_iid'].min():.2f}-{m['ratio_to_iid'].max():.2f} (allowed "
+                f"{CORRECTION_RATIO_MAX:g}); every curve decreasing: "
+                f"{bool(per_level.loc[per_level['setting'] == setting, 'decreasing'].all())}",
+                sets_status=setting == "authors",
+            )
+        )
+    details = {
+        "per_level": rows,
+        "holds": ok,
+        "n_cal_max": n_top,
+        "iid_at_max": iid,
+        "cells": cells,
+        "claims": claims,
+    }
     return Verdict(
         target_id, "agrees" if ok["authors"] else "deviates", summary, rule, _jsonable(details)
     )
@@ -1557,7 +1769,8 @@ def bound_coverage_verdict(
     -------
     Verdict
         ``details``: per-level coverage statistics, fraction of runs below each bound, and whether
-        each bound decreases.
+        each bound decreases; ``cells``: the mean coverage per level beside 1 − alpha and the bound
+        of each setting per level (not judged); ``claims``: the three parts of the rule.
 
     Raises
     ------
@@ -1623,7 +1836,59 @@ def bound_coverage_verdict(
         "allowance for sampling error; two consecutive vacuous (-inf) bounds count as not "
         "decreasing."
     )
+    cells = []
+    for r in stats.itertuples():
+        lvl = float(r.one_minus_p)
+        cells.append(
+            _cell(
+                f"1-p = {lvl:g}",
+                "mean coverage",
+                r.mean,
+                target,
+                abs(r.mean - target) <= MEAN_COVERAGE_TOLERANCE + _GRID_EPS,
+                tolerance=MEAN_COVERAGE_TOLERANCE,
+                ours_sd=None if math.isnan(r.std) else float(r.std),
+                n_runs=int(r.count),
+            )
+        )
+        for s_ in settings:
+            b = float(wide.at[lvl, s_])
+            cells.append(
+                _cell(
+                    f"1-p = {lvl:g}",
+                    f"bound ({s_})",
+                    b if math.isfinite(b) else None,
+                    None,
+                    None,
+                    note="Theorem 4.6 bound (ours; the thesis draws it, prints no number)"
+                    + ("" if math.isfinite(b) else "; vacuous (-inf)"),
+                )
+            )
+    claims = [
+        _claim(
+            f"the empirical coverage revolves around the prescribed iid level {target:g}",
+            near,
+            f"mean coverage {stats['mean'].min():.4f}-{stats['mean'].max():.4f}; largest gap "
+            f"{float(gap.max()):.4f} at 1-p = {worst['one_minus_p']:g} (allowed "
+            f"{MEAN_COVERAGE_TOLERANCE})",
+        ),
+        _claim(
+            "the empirical coverage remains above the worst-case bound of Theorem 4.6",
+            all(v <= allowed for v in below.values()),
+            "fraction of runs below the bound: "
+            + ", ".join(f"{s_} {v:.3f}" for s_, v in below.items())
+            + f" (allowed delta_cal + delta_test = {allowed:g})",
+        ),
+        _claim(
+            "the bound decreases with the dependence level 1 - p",
+            all(decreasing.values()),
+            "strictly decreasing from level to level: "
+            + ", ".join(f"{s_} {v}" for s_, v in decreasing.items()),
+        ),
+    ]
     details = {
+        "cells": cells,
+        "claims": claims,
         "levels": stats.to_dict(orient="records"),
         "fraction_below": below,
         "allowed_fraction_below": allowed,
@@ -1632,6 +1897,136 @@ def bound_coverage_verdict(
         "simulation_settings": simulation_settings or {},
     }
     return Verdict(target_id, "agrees" if ok else "deviates", summary, rule, _jsonable(details))
+
+
+# --- HASH-T3.1, T3.2: example rows printed in the thesis, looked up in the records ---------------
+
+RECORD_COLUMNS = {
+    "HASH-T3.1": {
+        "first_name_1": "fname_c1",
+        "first_name_2": "fname_c2",
+        "last_name_1": "lname_c1",
+        "last_name_2": "lname_c2",
+        "birth_year": "by",
+        "birth_month": "bm",
+        "birth_day": "bd",
+    },
+    "HASH-T3.2": {"name": "name", "address": "addr", "location": "city", "cuisine": "type"},
+}
+_RECORD_CLAIMS = {
+    "HASH-T3.1": "thesis section 3.3.1, Table 3.1 (RLDATA500 / RLDATA10000)",
+    "HASH-T3.2": "thesis section 3.3.1, Table 3.2 (Restaurant)",
+}
+
+
+def _norm(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return ""
+    if isinstance(value, float) and value == int(value):
+        value = int(value)
+    return str(value).strip().lower()
+
+
+def example_records_verdict(printed: pd.DataFrame, records: dict, target_id: str) -> tuple:
+    """HASH-T3.1 / T3.2: are the example rows the thesis prints records of the datasets?
+
+    Thesis section 3.3.1 shows example rows of RLDATA500 / RLDATA10000 (Table 3.1) and of
+    Restaurant (Table 3.2), with the duplicated entries highlighted in yellow. Nothing is computed
+    in the thesis; the status is ``built``. Two claims are checked on the processed records: every
+    printed row is a record (all its printed fields equal, case-insensitively, to one record's),
+    and the highlighted rows are records of one entity.
+
+    Parameters
+    ----------
+    printed : pandas.DataFrame
+        The printed rows (``config/paper/illustrations/<ID>.csv``), with the printed columns of
+        :data:`RECORD_COLUMNS` and ``highlighted`` ("yes" / "no").
+    records : dict of str to pandas.DataFrame
+        Processed records by dataset name (columns as in the parquet files, with ``entity_id``);
+        may be empty, when no dataset was processed in the run.
+    target_id : {"HASH-T3.1", "HASH-T3.2"}
+
+    Returns
+    -------
+    tuple of (Verdict, pandas.DataFrame)
+        The verdict (``details["claims"]``, ``details["rows"]``) and the printed rows with,
+        per dataset, the matching record's row number and entity id.
+
+    Raises
+    ------
+    ValueError
+        Unknown target, a printed column missing, or a records table without its columns.
+    """
+    _check_target(target_id, RECORD_COLUMNS)
+    mapping = RECORD_COLUMNS[target_id]
+    printed = _check_frame(printed, [*mapping, "highlighted"], f"{target_id} printed rows")
+    for name, df in records.items():
+        _check_frame(df, [*mapping.values(), "entity_id"], f"{target_id} records of {name}")
+    table = printed.copy()
+    found_all, highlighted_entities, lines = True, {}, []
+    keys = {
+        name: df[list(mapping.values())].map(_norm).agg("|".join, axis=1).to_numpy()
+        for name, df in records.items()
+    }
+    for name, df in records.items():
+        rows, entities = [], []
+        for _, r in printed.iterrows():
+            key = "|".join(_norm(r[c]) for c in mapping)
+            hits = np.flatnonzero(keys[name] == key)
+            rows.append(int(hits[0]) if hits.size else None)
+            entities.append(int(df["entity_id"].iloc[hits[0]]) if hits.size else None)
+        table[f"{name} row"] = pd.array(rows, dtype="Int64")
+        table[f"{name} entity"] = pd.array(entities, dtype="Int64")
+        found = sum(x is not None for x in rows)
+        found_all &= found == len(printed)
+        hl = {e for e, h in zip(entities, printed["highlighted"]) if str(h) == "yes"}
+        highlighted_entities[name] = sorted(e for e in hl if e is not None)
+        lines.append(f"{found} of {len(printed)} printed rows found in {name}")
+    claims = []
+    if records:
+        claims.append(
+            _claim(
+                f"the rows of {_RECORD_CLAIMS[target_id]} are records of the dataset",
+                found_all,
+                "; ".join(lines),
+            )
+        )
+        n_hl = int((printed["highlighted"].astype(str) == "yes").sum())
+        one_entity = {
+            name: len(e) == 1
+            and int(table[f"{name} entity"][printed["highlighted"] == "yes"].notna().sum()) == n_hl
+            for name, e in highlighted_entities.items()
+        }
+        claims.append(
+            _claim(
+                "the rows highlighted in yellow are duplicated entries (records of one entity)",
+                all(one_entity.values()),
+                "; ".join(
+                    f"{name}: highlighted rows have entity id(s) {highlighted_entities[name] or 'none found'}"
+                    for name in records
+                ),
+            )
+        )
+        summary = "; ".join(lines) + (
+            "; the highlighted rows are one entity"
+            if all(one_entity.values())
+            else "; the highlighted rows are not all found as one entity"
+        )
+    else:
+        summary = (
+            f"{len(printed)} rows as printed; not looked up (no records dataset processed in "
+            "this run)"
+        )
+    rule = (
+        "Nothing to compare (an illustration): the status is 'built'. Each printed row is looked "
+        "up in the processed records (all printed fields equal, ignoring case); the claims list "
+        "whether every row was found and whether the highlighted rows share one entity id."
+    )
+    details = {
+        "claims": claims,
+        "rows": table.astype(object).where(table.notna(), None).to_dict(orient="records"),
+    }
+    return Verdict(target_id, "built", summary, rule, _jsonable(details)), table
 
 
 # --- CP-F4.3, CP-T4.1: online split CQR on the 2021 one-minute series ---------------------------
@@ -2312,6 +2707,32 @@ def covariate_shift_verdict(
                 else bool(single[f"ece_{worse}"] > single[f"ece_{better}"]),
             }
         )
+        c = claims[-1]  # the evidence in words, for the results site
+        c["evidence"] = (
+            f"mean ECE({worse}) - ECE({better}) = {c['mean_difference']:+.4f}, one-sided "
+            f"{SHIFT_CLAIM_LEVEL:.0%} lower bound {bound:+.4f} (holds when > 0)"
+            + ("" if ratio is None else f", ratio of means {mean_ratio:.2f} (needs >= {ratio:g})")
+            + f"; {worse} worse in {c['share_of_runs']:.0%} of {n} runs"
+            + (
+                ""
+                if c["single_run_holds"] is None
+                else f"; run {paper_run}: {'holds' if c['single_run_holds'] else 'does not hold'}"
+            )
+        )
+    cells = [
+        _cell(
+            m,
+            "ECE",
+            p["mean"],
+            p["published"],
+            p["published_in_range"],
+            note=f"ours: mean over {n} runs; agrees when the published ECE is inside our "
+            f"{SHIFT_RANGE_LEVEL:.0%} range [{p['range_low']:.4f}, {p['range_high']:.4f}]"
+            + ("" if p["single_run"] is None else f"; run {paper_run}: {p['single_run']:.4f}"),
+        )
+        for m, p in per_method.items()
+        if p["published"] is not None
+    ]
     failed_claims = [c["claim"] for c in claims if not c["holds"]]
     out_of_range = [
         f"{m} {p['published']:g} outside [{p['range_low']:.3f}, {p['range_high']:.3f}]"
@@ -2345,6 +2766,7 @@ def covariate_shift_verdict(
             "t_critical": t_crit,
             "methods": per_method,
             "claims": claims,
+            "cells": cells,
         },
     )
 

@@ -1,0 +1,265 @@
+"""The results site (boostcm.report.site), checked in a real browser.
+
+Headless Chromium (Debian's ``chromium``, driven by Playwright) opens the site from file://,
+follows every internal link, checks that every image loads and that no page logs a console error
+or fails a request (tests/site_browser.py). Two sites are checked:
+
+* one built from a small synthetic run (verdicts with and without per-cell comparisons, a figure,
+  an executed notebook, a benchmark file) in a temporary folder, and the same site deliberately
+  broken (a missing figure, a broken link), which the check must report;
+* the site of the CI profile (conftest.ci_workflow, shared with the end-to-end tests), with
+  full-page screenshots of every page but the notebooks saved under results/report/screenshots/.
+
+Without Chromium or Playwright the browser tests are skipped, saying so; with
+``BOOSTCM_REQUIRE_BROWSER=1`` (set by .ci/run) they fail instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+from conftest import REPO
+from site_browser import check_site, chromium_path
+
+from boostcm.experiments.config import load_schema, validate_config
+from boostcm.report import build_report, load_targets, paper_table
+from boostcm.report.claims import dataset_properties_verdict, hashing_verdict
+from boostcm.report.illustrations import render_illustration
+from boostcm.report.site import target_status
+
+SCREENSHOTS = REPO / "results" / "report" / "screenshots"
+
+
+def _browser_missing() -> str | None:
+    if chromium_path() is None:
+        return "Debian's chromium is not installed (apt-get install chromium; .ci/run does)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (it comes with boostcm's 'test' extra)"
+    return None
+
+
+@pytest.fixture
+def browser():
+    missing = _browser_missing()
+    if missing:
+        if os.environ.get("BOOSTCM_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"the browser test is required here: {missing}")
+        pytest.skip(missing)
+
+
+# --- a small synthetic run ---------------------------------------------------------------------
+
+
+def _figure(path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1], [0.9, 0.91], marker="o")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=60)
+    plt.close(fig)
+
+
+def _notebook(path: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    code = nbformat.v4.new_code_cell("print('recall')", execution_count=1)
+    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="recall\n")]
+    nb.cells = [nbformat.v4.new_markdown_cell("# HASH-T3.4 (synthetic)"), code]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+
+
+@pytest.fixture
+def synthetic_run(tmp_path):
+    """results/ of a small fake run: HASH-T3.4 with cells and claims, a figure, a notebook and a
+    benchmark file; EB-T1 with cells; EB-T5 written before the cell convention (no cells);
+    LN-NONE; and the validated default config."""
+    results = tmp_path / "results"
+    paper = pd.DataFrame(
+        {
+            "model": ["our model", "TLSH", "KLSH"],
+            "recall": ["0.9925 ± 0.0055", "0.9862 ± 0.0079", "0.9340 ± 0.0152"],
+            "reduction ratio": ["0.9916 ± 0.0009", "0.9990 ± 0.0003", "0.9872 ± 0.0004"],
+        }
+    )
+    ours = pd.DataFrame(
+        {
+            "model": ["our model", "TLSH", "KLSH"],
+            "recall_mean": [0.95, 0.9862, 0.934],
+            "recall_sd": [0.008, 0.0079, 0.0152],
+            "rr_mean": [0.9916, 0.999, 0.9872],
+            "rr_sd": [0.0009, 0.0003, 0.0004],
+            "config": ["k=20, L=110", "bands=22", "n_blocks=100"],
+        }
+    )
+    table = results / "tables" / "HASH-T3.4.csv"
+    table.parent.mkdir(parents=True)
+    ours.to_csv(table, index=False)
+    _figure(results / "figures" / "HASH-T3.4.png")
+    _notebook(results / "notebooks" / "HASH-T3.4.ipynb")
+    bench = results / "benchmarks" / "hashing" / "RLdata10000_ours_shingle2_seeds0-1.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text("s\th:m:s\tmax_rss\n12.5\t0:00:12\t250.0\n")
+    hashing_verdict(ours, paper, "HASH-T3.4").write(
+        results / "verdicts" / "HASH-T3.4.json", files=[table]
+    )
+
+    eb = paper_table("EB-T1", REPO / "config" / "paper")
+    eb_table = pd.DataFrame(
+        {
+            "dataset": eb["Dataset"],
+            "paper_rows": eb["Observations"].astype(int),
+            "paper_features": eb["Features"].astype(int),
+            "paper_positive_pct": eb["Positives"].str.rstrip("%").astype(float),
+        }
+    )
+    eb_table["rows"] = eb_table["paper_rows"].where(eb_table["dataset"] == "heart")
+    eb_table["features"] = eb_table["paper_features"].where(eb_table["dataset"] == "heart") + 1
+    eb_table["positive_pct"] = eb_table["paper_positive_pct"].where(eb_table["dataset"] == "heart")
+    eb_table.to_csv(results / "tables" / "EB-T1.csv", index=False)
+    dataset_properties_verdict(eb_table, "EB-T1").write(
+        results / "verdicts" / "EB-T1.json", files=[results / "tables" / "EB-T1.csv"]
+    )
+    eb_table.to_csv(results / "tables" / "EB-T5.csv", index=False)
+    legacy = {
+        "id": "EB-T5",
+        "status": "agrees",
+        "summary": "a verdict written before details['cells'] existed",
+        "rule": "counts equal",
+        "files": [str(results / "tables" / "EB-T5.csv")],
+        "details": {"claims": [{"setting": "not the claims convention"}]},
+    }
+    (results / "verdicts" / "EB-T5.json").write_text(json.dumps(legacy))
+    render_illustration(
+        "LN-NONE",
+        paper_dir=REPO / "config" / "paper",
+        verdict=results / "verdicts" / "LN-NONE.json",
+    )
+    config = validate_config({}, load_schema(REPO / "workflow/schemas/config.schema.yaml"))
+    return results, config
+
+
+def _build(results: Path, config: dict, requested=("HASH-T3.4", "EB-T1", "EB-T5", "LN-NONE")):
+    table = build_report(
+        REPO / "config" / "targets.yaml",
+        results / "verdicts",
+        results / "report" / "index.html",
+        results_dir=results,
+        config=config,
+        requested=list(requested),
+        paper_dir=REPO / "config" / "paper",
+    )
+    return table, results / "report"
+
+
+def _assert_every_target_has_a_status_and_a_reason(site: Path) -> None:
+    targets = load_targets(REPO / "config" / "targets.yaml")
+    for t in targets:
+        page = (site / "targets" / f"{t['id']}.html").read_text()
+        status = re.search(r"<h1>[^<]*<span class='badge ([a-z-]+)'>", page)
+        assert status, f"{t['id']}: no status on its page"
+        if status.group(1) == "not-built":
+            reason = re.search(r"<p class='reason'><b>Why not built:</b> ([^<]+)</p>", page)
+            assert reason and reason.group(1).strip(), f"{t['id']}: not built without a reason"
+    front = (site / "index.html").read_text()
+    assert all(f">{t['id']}</a>" in front for t in targets)
+
+
+def test_site_pages_without_a_browser(synthetic_run):
+    """Statuses, reasons, coloured cells, the legacy verdict's CSV table, settings and data."""
+    results, config = synthetic_run
+    table, site = _build(results, config)
+    status = table.set_index("id")["status"]
+    assert status["HASH-T3.4"] == "deviates" and status["EB-T1"] == "deviates"
+    assert status["LN-NONE"] == "built" and status["EB-T5"] == "agrees"
+    reasons = table.set_index("id")["reason"]
+    assert reasons["EB-F1"].startswith("not implemented:")
+    assert reasons["EB-T3"].startswith("not selected:")
+    assert reasons["QS-F1"].startswith("data missing:")
+    # HASH-T3.3 can be built but this run did not request it
+    assert reasons["HASH-T3.3"].startswith("not selected:")
+    _assert_every_target_has_a_status_and_a_reason(site)
+
+    page = (site / "targets" / "HASH-T3.4.html").read_text()
+    assert page.count("<td class='disagree'>") == 1  # our model's recall, 0.95 vs 0.9925
+    assert page.count("<td class='agree'>") == 5
+    assert "paper 0.9925 ± 0.0055" in page and "tolerance 0.0244" in page
+    assert "12.5 s over 1 job" in page
+    assert "notebooks/HASH-T3.4.html" in page and (site / "notebooks" / "HASH-T3.4.html").is_file()
+    assert "RLdata10000" in page and "77a38dc3995a1542a5f9102e1cef1ac6" in page  # catalog sha256
+    assert "n_train_pairs" in page  # the hashing section of the config
+    assert "<img src='../files/HASH-T3.4/HASH-T3.4.png'" in page
+
+    eb1 = (site / "targets" / "EB-T1.html").read_text()
+    assert "<td class='disagree'>" in eb1 and "rows without a number of ours" in eb1
+    legacy = (site / "targets" / "EB-T5.html").read_text()
+    assert "<td class='agree'>" not in legacy and "Our table: EB-T5.csv" in legacy
+    assert "The published table, as transcribed" in legacy
+    notebook = (site / "notebooks" / "HASH-T3.4.html").read_text()
+    assert not re.search(r"<script[^>]+src=[\"']?https?:", notebook)  # nothing from the network
+
+
+def test_requested_hides_a_verdict_of_an_earlier_run(synthetic_run):
+    results, config = synthetic_run
+    table, _ = _build(results, config, requested=["EB-T1"])
+    row = table.set_index("id").loc["HASH-T3.4"]
+    assert row["status"] == "not built" and row["reason"].startswith("not selected:")
+    off = dict(config, hashing=dict(config["hashing"], enabled=False))
+    t = next(t for t in load_targets(REPO / "config/targets.yaml") if t["id"] == "HASH-T3.4")
+    assert target_status(t, None, off, set())[1].startswith("disabled: hashing.enabled")
+    assert target_status(t, {"status": "agrees"}, off, None) == ("agrees", None)
+
+
+def test_synthetic_site_in_a_browser_and_the_check_catches_breakage(browser, synthetic_run):
+    results, config = synthetic_run
+    _, site = _build(results, config)
+    found = check_site(site / "index.html")
+    assert not found.problems, "\n".join(found.problems)
+    assert len(found.pages) >= 1 + 7 + 36 + 1  # front, documents, targets, notebook
+    assert found.images >= 1 and "files/HASH-T3.4/HASH-T3.4.csv" in found.files
+
+    broken = results.parent / "broken"
+    shutil.copytree(site, broken)
+    (broken / "files" / "HASH-T3.4" / "HASH-T3.4.png").unlink()
+    page = broken / "targets" / "EB-T1.html"
+    page.write_text(page.read_text().replace("</main>", "<a href='../nowhere.html'>x</a></main>"))
+    problems = "\n".join(check_site(broken / "index.html").problems)
+    assert "image does not load: ../files/HASH-T3.4/HASH-T3.4.png" in problems
+    assert "targets/EB-T1.html: broken link '../nowhere.html'" in problems
+
+
+@pytest.mark.e2e
+def test_ci_profile_site_in_a_browser(browser, ci_workflow):
+    """The site the CI profile builds: every page loads cleanly; screenshots are kept."""
+    work, _ = ci_workflow
+    site = work / "results" / "report"
+    shutil.rmtree(SCREENSHOTS, ignore_errors=True)
+    found = check_site(site / "index.html", SCREENSHOTS)
+    assert not found.problems, "\n".join(found.problems)
+    assert {f"targets/{t['id']}.html" for t in load_targets(REPO / "config/targets.yaml")} <= set(
+        found.pages
+    )
+    assert found.images >= 4  # the CP figures at least
+    assert len(found.screenshots) == 1 + 7 + 36
+    _assert_every_target_has_a_status_and_a_reason(site)
+    front = (site / "index.html").read_text()
+    assert "Small profile (config/ci.yaml)" in front
