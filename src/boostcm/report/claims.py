@@ -581,7 +581,9 @@ def _eb_stats(table: pd.DataFrame, target_id: str, source: str) -> dict:
     return out
 
 
-def _eb_claim(short: str, claim: str, holds, evidence: str, holds_published=None) -> dict:
+def _labelled_claim(short: str, claim: str, holds, evidence: str, holds_published=None) -> dict:
+    """A checked claim with a short label for summaries and, where the published numbers allow,
+    whether it holds on them too (``holds_published``)."""
     return {
         "claim": claim,
         "holds": holds,
@@ -652,7 +654,9 @@ def _eb_claims_estimators(table, target_id, stats_by_source):
             if failed
             else ""
         )
-        claims.append(_eb_claim("best for all metrics", text, holds, evidence, res["published"][0]))
+        claims.append(
+            _labelled_claim("best for all metrics", text, holds, evidence, res["published"][0])
+        )
         for loss, other in (("AUC", "AUC: Plugin Logistic"), ("P@k", "P@k: TopPush")):
             text = (
                 f"Table 2.3 caption: ExactBoost is 'much more accurate than {other.split(': ')[1]}' "
@@ -673,7 +677,7 @@ def _eb_claims_estimators(table, target_id, stats_by_source):
                 + (f", significantly worse in {', '.join(worse)}" if worse else "")
             )
             short = f"much more accurate than {other.split(': ')[1]}"
-            claims.append(_eb_claim(short, text, holds, evidence, res["published"][0]))
+            claims.append(_labelled_claim(short, text, holds, evidence, res["published"][0]))
         return claims
     # EB-T6, EB-T8, EB-T10: the main text's claims, checked on every dataset of the table
     exact = [c for c in table["column"].unique() if c in ("RankBoost", "DMKS", "TopPush")]
@@ -704,7 +708,7 @@ def _exact_benchmark_claim(groups, stats_by_source, exact: str) -> dict:
         res[source] = (len(ok_rows) >= EB_GENERALLY * len(rows) if rows else None, rows, ok_rows)
     holds, rows, ok_rows = res["ours"]
     worse = [r for r in rows if r not in ok_rows]
-    return _eb_claim(
+    return _labelled_claim(
         f"generally better than {exact}",
         text,
         holds,
@@ -744,7 +748,7 @@ def _surrogate_claim(groups, stats_by_source, surrogates, where, loss=None):
         f"; significantly better: {', '.join(better)}" if better else ""
     )
     short = "surrogates generally not better" + (f" ({loss})" if loss else "")
-    return _eb_claim(short, text, holds, evidence, res["published"][0])
+    return _labelled_claim(short, text, holds, evidence, res["published"][0])
 
 
 def _rank(stats, row, columns, column) -> int:
@@ -779,7 +783,7 @@ def _eb_claims_ensemblers(table, target_id, stats_by_source):
         res[source] = (len(passed) >= EB_GENERALLY * n if n else None, passed, failed)
     holds, passed, failed = res["ours"]
     claims.append(
-        _eb_claim(
+        _labelled_claim(
             "generally the best ensembler",
             text,
             holds,
@@ -813,7 +817,7 @@ def _eb_claims_ensemblers(table, target_id, stats_by_source):
     low = {r: v for r, v in ranks.items() if v > EB_TOP_RANK}
     first = sum(v == 1 for v in ranks.values())
     claims.append(
-        _eb_claim(
+        _labelled_claim(
             f"top {EB_TOP_RANK} in all cases",
             text,
             holds,
@@ -836,7 +840,7 @@ def _eb_claims_ensemblers(table, target_id, stats_by_source):
         (failed if _worse(eb, best) else passed).append(f"{row} ({name.removeprefix('base: ')})")
     n = len(passed) + len(failed)
     claims.append(
-        _eb_claim(
+        _labelled_claim(
             "matches the best base model",
             "section 2.3.3: ExactBoost 'is able to match or overcome the performance of the best base "
             "model available' (read: the ExactBoost ensembler is not significantly worse than the "
@@ -2896,7 +2900,7 @@ def quantile_table_verdict(table: pd.DataFrame, runs: pd.DataFrame, target_id: s
     pub = table[table["protocol"] == "best_test"].drop_duplicates(["tau_pct", "method"])
     pub = pub.pivot(index="tau_pct", columns="method", values="published_mean")
     pub_d = (pub["Q3"] - pub["AATP"]).sort_index()
-    claim_a = _claim(
+    claim_a = _labelled_claim(
         "matches AATP",
         "matching or beating Accuracy at the top (Q3 vs AATP at every tau)",
         not worse,
@@ -2911,7 +2915,7 @@ def quantile_table_verdict(table: pd.DataFrame, runs: pd.DataFrame, target_id: s
     )
     contrast = d[taus[0]] - d[taus[-1]]
     lower = _bound(contrast, -1)
-    claim_b = _claim(
+    claim_b = _labelled_claim(
         "largest at small tau",
         "the largest improvements occurring for small tau",
         lower > 0,
@@ -3005,20 +3009,20 @@ def precision_at_recall_verdict(
     sp = starts["test_precision"].to_numpy(float)
     spread = float(sp.max() - sp.min())
     claims = [
-        _claim(
+        _labelled_claim(
             "beats LR",
             "the quantile-loss classifier beats the moved-threshold logistic classifier",
             q - lr >= QS_F2_MIN_GAIN,
             f"precision {q:.3f} vs {lr:.3f} (published 0.37 vs 0.13)",
             True,
         ),
-        _claim(
+        _labelled_claim(
             "near the best",
             "performs nearly as well as possible",
             best - q <= QS_F2_NEAR_BEST,
             f"{q:.3f} vs the best linear {best:.3f}",
         ),
-        _claim(
+        _labelled_claim(
             "insensitive to initialisation",
             "insensitive to initialisation",
             spread <= QS_F2_START_RANGE,
