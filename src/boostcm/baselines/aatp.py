@@ -352,7 +352,7 @@ def aatp_for_rates(X, y, taus, **params):
     --------
     >>> from sklearn.datasets import make_classification
     >>> from boostcm.baselines import aatp_for_rates
-    >>> X, y = make_classification(n_samples=60, n_features=3, random_state=0)
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
     >>> models = aatp_for_rates(X, y, [0.1, 0.2])
     >>> [round(m.tau, 2) for m in models]
     [0.1, 0.2]
