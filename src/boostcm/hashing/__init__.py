@@ -12,11 +12,12 @@ from .boosting import StumpEnsemble, fit_pair_boost
 from .lsh import HashFamily, draw_hash_family
 from .metrics import BlockingEvaluator, evaluate_blocking
 from .pairs import matching_pairs, records_entity_codes, sample_training_pairs, split_by_entity
-from .vectorize import minhash_signatures, record_strings
+from .vectorize import MinHasher, minhash_signatures, record_strings
 
 __all__ = [
     "BlockingEvaluator",
     "HashFamily",
+    "MinHasher",
     "StumpEnsemble",
     "draw_hash_family",
     "evaluate_blocking",
