@@ -209,7 +209,10 @@ def test_one_name_per_concept():
     for path, obj in CALLABLES:
         names = set(inspect.signature(obj).parameters)
         assert not names & {"seed", "random_seed"}, path
-        is_estimator = inspect.isclass(obj) and issubclass(obj, BaseEstimator)
+        # estimators: scikit-learn's, and those that only follow its parameter protocol (Blocker)
+        is_estimator = inspect.isclass(obj) and (
+            issubclass(obj, BaseEstimator) or obj in ESTIMATORS
+        )
         if is_estimator:
             assert "rng" not in names, path
         elif not path.endswith(("make_estimator", "make_quantile_model")):

@@ -12,13 +12,12 @@ Candidates are pairs sharing a key in at least one table, found by sorting each 
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import numba as nb
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
 from .._splitmix import splitmix64
 from .._validation import check_choice, check_integer, check_rng
@@ -43,7 +42,45 @@ __all__ = ["METHODS", "Blocker", "evaluate_pairs"]
 METHODS = ("learned", "minhash-banding")
 
 
-class Blocker(BaseEstimator):
+class _Params:
+    """scikit-learn's parameter protocol (get_params, set_params, repr of the non-default
+    parameters), so `sklearn.base.clone` works, without importing scikit-learn with the package."""
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        return sorted(p for p in inspect.signature(cls.__init__).parameters if p != "self")
+
+    def get_params(self, deep=True):
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params):
+        for name, value in params.items():
+            if name not in self._param_names():
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {
+            p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()
+        }
+        changed = [
+            f"{name}={value!r}"
+            for name, value in self.get_params().items()
+            if not (isinstance(value, type(defaults[name])) and value == defaults[name])
+        ]
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "minhasher_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(
+                f"This {type(self).__name__} is not fitted yet; call fit(records) first"
+            )
+
+
+class Blocker(_Params):
     """Candidate record pairs by hash tables: learned (Algorithms 4 + 5) or minhash banding.
 
     `fit` fixes the hashing state (minhash seeds and, for ``method="learned"``, the boosted
@@ -51,6 +88,7 @@ class Blocker(BaseEstimator):
     table that share a key in at least one hash table (deduplication), `candidate_pairs(df_a,
     df_b)` the pairs with one record from each table (linkage). Pairs are a pandas MultiIndex
     of the DataFrames' index labels, as the ``recordlinkage`` toolkit's indexers return.
+    Parameters follow scikit-learn's protocol (`get_params`, `set_params`, ``clone``).
 
     Parameters
     ----------
@@ -222,7 +260,7 @@ class Blocker(BaseEstimator):
         keys : ndarray of shape (n, n_tables_), dtype int64
             Two records are candidates iff they agree in at least one column.
         """
-        check_is_fitted(self, "minhasher_")
+        self._check_fitted()
         records = _check_records(records, "records")
         X = self.minhasher_.signatures(record_strings(records, self.fields_))
         if self.hash_family_ is None:
@@ -254,7 +292,7 @@ class Blocker(BaseEstimator):
             names (suffixed "_1", "_2" when equal), "first" / "second" for an unnamed index
             (D121).
         """
-        check_is_fitted(self, "minhasher_")
+        self._check_fitted()
         df_a = _check_records(df_a, "df_a", index=True)
         keys_a = self.keys(df_a)
         if df_b is None:
