@@ -8,7 +8,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from boostcm.hashing import Blocker, evaluate_blocking, evaluate_pairs, records_entity_codes
+import boostcm.hashing.blocker as blocker_module
+from boostcm.hashing import (
+    Blocker,
+    MinHasher,
+    evaluate_blocking,
+    evaluate_pairs,
+    minhash_signatures,
+    record_strings,
+    records_entity_codes,
+)
 from boostcm.hashing.synthetic import generate_person_records
 
 FIELDS = ["fname", "lname", "by", "bm", "bd"]
@@ -165,3 +174,18 @@ def test_bad_parameters_raise_naming_them(people, params, name):
 def test_repeated_index_labels_are_rejected(fitted, people):
     with pytest.raises(ValueError, match="df_b has repeated index labels"):
         fitted.candidate_pairs(people, pd.concat([people.iloc[:3], people.iloc[:3]]))
+
+
+def test_sorted_pair_codes_path_equals_bitset_path(fitted, people, monkeypatch):
+    # tables above DENSE_MAX_RECORDS records use sorted pair codes merged in chunks
+    dense = fitted.candidate_pairs(people)
+    monkeypatch.setattr(blocker_module, "DENSE_MAX_RECORDS", 10)
+    monkeypatch.setattr(blocker_module, "PENDING_MERGE", 50)
+    assert fitted.candidate_pairs(people).equals(dense)
+
+
+def test_min_hasher_draws_what_minhash_signatures_draws(people):
+    strings = record_strings(people, FIELDS)
+    np.testing.assert_array_equal(
+        MinHasher.draw(3, 30, 7).signatures(strings), minhash_signatures(strings, 3, 30, 7)
+    )
