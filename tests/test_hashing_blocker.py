@@ -189,3 +189,15 @@ def test_min_hasher_draws_what_minhash_signatures_draws(people):
     np.testing.assert_array_equal(
         MinHasher.draw(3, 30, 7).signatures(strings), minhash_signatures(strings, 3, 30, 7)
     )
+
+
+def test_an_unfitted_blocker_says_so(people):
+    with pytest.raises(ValueError, match="not fitted yet"):
+        Blocker(fields=FIELDS).candidate_pairs(people)
+
+
+def test_parameters_changed_after_fit_do_not_change_the_keys(people):
+    blocker = Blocker(fields=FIELDS, **SETTINGS["minhash-banding"], random_state=0).fit(people)
+    keys = blocker.keys(people)
+    blocker.set_params(rows=1, fields=["fname"])
+    np.testing.assert_array_equal(blocker.keys(people), keys)

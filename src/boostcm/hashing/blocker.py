@@ -131,6 +131,8 @@ class Blocker(_Params):
         Algorithm 5's L x k bits ("learned"), else None.
     n_tables_ : int
         Number of hash tables (L, or the number of bands).
+    rows_ : int or None
+        Signature rows per band ("minhash-banding"), else None.
 
     See Also
     --------
@@ -229,6 +231,7 @@ class Blocker(_Params):
             self.ensemble_ = None
             self.hash_family_ = None
             self.n_tables_ = bands
+            self.rows_ = rows
         else:
             n_train_pairs = check_integer(self.n_train_pairs, "n_train_pairs", min_value=1)
             n_rounds = check_integer(self.n_rounds, "n_rounds", min_value=1)
@@ -241,6 +244,7 @@ class Blocker(_Params):
             self.ensemble_ = fit_pair_boost(X[a], X[b], y, n_rounds)
             self.hash_family_ = draw_hash_family(self.ensemble_, k, L, rng)
             self.n_tables_ = L
+            self.rows_ = None
         self.fields_ = fields
         return self
 
@@ -264,7 +268,7 @@ class Blocker(_Params):
         records = _check_records(records, "records")
         X = self.minhasher_.signatures(record_strings(records, self.fields_))
         if self.hash_family_ is None:
-            return _band_keys(X, int(self.n_tables_), int(self.rows))
+            return _band_keys(X, int(self.n_tables_), int(self.rows_))
         fam = self.hash_family_
         keys = np.empty((X.shape[0], fam.n_tables), dtype=np.int64)
         for t in range(fam.n_tables):
