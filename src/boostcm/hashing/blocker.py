@@ -197,8 +197,8 @@ class Blocker(_Params):
         records : pandas.DataFrame
             Records with the `fields` columns.
         entity_id : str, array-like or None, default=None
-            True entity of every record: the name of a column of `records` (not one of the
-            fields) or one label per record. Required by "learned" (its training pairs are
+            True entity of every record: the name (str) of a column of `records`, not one of
+            the fields, or one label per record in row order. Required by "learned" (its training pairs are
             pairs of records of one entity and of different entities); not used by
             "minhash-banding".
 
