@@ -39,6 +39,8 @@ from boostcm.conformal import (
     QuantileRandomForest,
 )
 from boostcm.exactboost import ExactBoostClassifier
+from boostcm.hashing import Blocker, MinHasher
+from boostcm.hashing.synthetic import generate_person_records
 
 PACKAGES = ["metrics", "exactboost", "baselines", "conformal", "hashing", "datasets", "calibration"]
 
@@ -89,6 +91,7 @@ ESTIMATORS = {
     FixedWidthBinning: dict(n_bins=3),
     UniformMassBinning: dict(n_bins=3),
     ULSIF: dict(sigmas=[0.5, 1.0], lambdas=[0.1, 1.0], random_state=0),
+    Blocker: dict(fields=["fname", "lname", "by"], n_hashes=20, n_train_pairs=200, k=6, L=5),
 }
 REGRESSORS = (QuantileModel,)
 # fitted on scores in [0, 1] (calibrators, binnings) or on two samples (density ratio)
@@ -116,6 +119,9 @@ def _fit(cls, params):
         )
     if cls is ULSIF:
         return est.fit(X[: len(X) // 2], X[len(X) // 2 :] + 0.5)
+    if cls is Blocker:  # fitted on records, not on a feature matrix
+        records = generate_person_records(80, 0.2, np.random.default_rng(0))
+        return est.fit(records, entity_id="entity_id")
     return est.fit(X, X[:, 0] + y) if issubclass(cls, REGRESSORS) else est.fit(X, y)
 
 
@@ -187,7 +193,7 @@ def test_fitted_attributes_are_documented(cls):
 def test_predict_proba_means_class_probabilities():
     X, y = _data()
     for cls, params in ESTIMATORS.items():
-        if params is None or issubclass(cls, REGRESSORS + SCORE_MODELS) or cls is ULSIF:
+        if params is None or issubclass(cls, REGRESSORS + SCORE_MODELS) or cls in (ULSIF, Blocker):
             continue
         est = _fit(cls, params)
         if hasattr(est, "predict_proba"):
@@ -203,7 +209,10 @@ def test_one_name_per_concept():
     for path, obj in CALLABLES:
         names = set(inspect.signature(obj).parameters)
         assert not names & {"seed", "random_seed"}, path
-        is_estimator = inspect.isclass(obj) and issubclass(obj, BaseEstimator)
+        # estimators: scikit-learn's, and those that only follow its parameter protocol (Blocker)
+        is_estimator = inspect.isclass(obj) and (
+            issubclass(obj, BaseEstimator) or obj in ESTIMATORS
+        )
         if is_estimator:
             assert "rng" not in names, path
         elif not path.endswith(("make_estimator", "make_quantile_model")):
@@ -304,6 +313,10 @@ BAD_PARAMETERS = [
     (_func("boostcm.conformal.eps_cal_conditional", 10, 0.1, BETA, 1.5, 1), "gamma", "1.5"),
     (_func("boostcm.conformal.make_quantile_model", "svm"), "name", "'svm'"),
     (_func("boostcm.hashing.minhash_signatures", ["ab"], 0, 4, 0), "shingle_size", "0"),
+    (lambda: MinHasher.draw(2, 0, 0), "n_hashes", "0"),
+    (_fit_with(Blocker, method="lsh"), "method", "'lsh'"),
+    (_fit_with(Blocker, n_train_pairs=0), "n_train_pairs", "0"),
+    (_fit_with(Blocker, method="minhash-banding", rows=0), "rows", "0"),
     (_func("boostcm.hashing.sample_training_pairs", [0, 0, 1], 0, 0), "n_pairs", "0"),
     (_func("boostcm.hashing.split_by_entity", [0, 1, 2], 1.0, 0), "train_fraction", "1.0"),
     (_func("boostcm.hashing.klsh_projections", ["ab", "cd"], 2, 0, 0), "n_projections", "0"),

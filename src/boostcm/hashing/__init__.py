@@ -8,18 +8,22 @@ Functions that draw random numbers take ``rng``: a numpy Generator or an int see
 """
 
 from .baselines import klsh_blocks, klsh_projections, tlsh_blocks
+from .blocker import Blocker, evaluate_pairs
 from .boosting import StumpEnsemble, fit_pair_boost
 from .lsh import HashFamily, draw_hash_family
 from .metrics import BlockingEvaluator, evaluate_blocking
 from .pairs import matching_pairs, records_entity_codes, sample_training_pairs, split_by_entity
-from .vectorize import minhash_signatures, record_strings
+from .vectorize import MinHasher, minhash_signatures, record_strings
 
 __all__ = [
+    "Blocker",
     "BlockingEvaluator",
     "HashFamily",
+    "MinHasher",
     "StumpEnsemble",
     "draw_hash_family",
     "evaluate_blocking",
+    "evaluate_pairs",
     "fit_pair_boost",
     "klsh_blocks",
     "klsh_projections",

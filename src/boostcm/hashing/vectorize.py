@@ -10,6 +10,8 @@ seeds drawn from the caller's generator.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numba as nb
 import numpy as np
 import pandas as pd
@@ -19,6 +21,7 @@ from .._validation import check_integer, check_rng
 
 __all__ = [
     "ENTITY_COLUMN",
+    "MinHasher",
     "encode_strings",
     "minhash_signatures",
     "record_strings",
@@ -170,12 +173,112 @@ def shingle_hashes(string: str, shingle_size: int) -> np.ndarray:
     return _shingle_hashes(buf, offsets[0], offsets[1], int(shingle_size))
 
 
+@dataclass(frozen=True)
+class MinHasher:
+    """A fixed minhash family: shingle size and 64-bit seeds, kept so records hashed later match.
+
+    Hash r of a shingle s is the top 32 bits of splitmix64(fnv1a64(s) XOR seeds[r]); the
+    signature of a string is, per hash, the minimum over the set of its shingles. The same
+    MinHasher gives the same signature to a string whenever and with whatever other strings it
+    is hashed, so signatures of records vectorised at different times are comparable.
+
+    Parameters
+    ----------
+    shingle_size : int
+        Characters per shingle; >= 1 (a shorter string is one shingle).
+    seeds : ndarray of shape (n_hashes,), dtype uint64
+        Seed of every hash function.
+
+    See Also
+    --------
+    minhash_signatures : Draws a family and hashes in one call.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, section 3.3.2.
+
+    Examples
+    --------
+    >>> from boostcm.hashing import MinHasher
+    >>> hasher = MinHasher.draw(shingle_size=2, n_hashes=50, rng=0)
+    >>> both = hasher.signatures(["john smith", "mary jones"])
+    >>> later = hasher.signatures(["mary jones"])
+    >>> bool((both[1] == later[0]).all())
+    True
+    """
+
+    shingle_size: int
+    seeds: np.ndarray
+
+    def __post_init__(self):
+        _check_shingle_size(self.shingle_size)
+        seeds = np.asarray(self.seeds)
+        if seeds.ndim != 1 or seeds.shape[0] < 1 or seeds.dtype != np.uint64:
+            raise ValueError(
+                f"seeds must be a non-empty 1-D uint64 array, got {seeds.dtype} {seeds.shape}"
+            )
+        object.__setattr__(self, "shingle_size", int(self.shingle_size))
+        object.__setattr__(self, "seeds", seeds)
+
+    @classmethod
+    def draw(cls, shingle_size: int, n_hashes: int, rng) -> MinHasher:
+        """Draw `n_hashes` seeds uniformly from the 64-bit integers.
+
+        Parameters
+        ----------
+        shingle_size : int
+            Characters per shingle; >= 1.
+        n_hashes : int
+            Signature length; >= 1.
+        rng : numpy.random.Generator or int
+            Source of the seeds (an int is a seed for ``np.random.default_rng``).
+
+        Returns
+        -------
+        hasher : MinHasher
+            The family.
+        """
+        _check_shingle_size(shingle_size)
+        check_integer(n_hashes, "n_hashes", min_value=1)
+        rng = check_rng(rng)
+        return cls(int(shingle_size), _draw_seeds(int(n_hashes), rng))
+
+    @property
+    def n_hashes(self) -> int:
+        """Signature length (number of hash functions)."""
+        return int(self.seeds.shape[0])
+
+    def signatures(self, strings: list[str]) -> np.ndarray:
+        """Minhash signatures of the strings' shingle sets.
+
+        Parameters
+        ----------
+        strings : list of str
+            Non-empty strings (see `record_strings`).
+
+        Returns
+        -------
+        signatures : ndarray of shape (n, n_hashes), dtype uint32
+            The signatures.
+        """
+        buf, offsets = encode_strings(strings)
+        return _minhash_kernel(buf, offsets, self.shingle_size, self.seeds)
+
+
+def _draw_seeds(n_hashes: int, rng: np.random.Generator) -> np.ndarray:
+    return rng.integers(
+        0, np.iinfo(np.uint64).max, size=int(n_hashes), dtype=np.uint64, endpoint=True
+    )
+
+
 def minhash_signatures(strings: list[str], shingle_size: int, n_hashes: int, rng) -> np.ndarray:
     """Minhash signatures of the character-shingle sets of the strings.
 
     P[sig_r(A) = sig_r(B)] equals the Jaccard similarity of the shingle sets (up to 32-bit
     ties). Hash r is the top 32 bits of splitmix64(fnv1a64(shingle) XOR seed_r), with seeds
-    drawn from `rng`.
+    drawn from `rng` (the same as ``MinHasher.draw(shingle_size, n_hashes, rng)``, whose
+    `signatures` hashes more strings with the same family later).
 
     Parameters
     ----------
@@ -211,9 +314,7 @@ def minhash_signatures(strings: list[str], shingle_size: int, n_hashes: int, rng
     check_integer(n_hashes, "n_hashes", min_value=1)
     rng = check_rng(rng)
     buf, offsets = encode_strings(strings)
-    seeds = rng.integers(
-        0, np.iinfo(np.uint64).max, size=int(n_hashes), dtype=np.uint64, endpoint=True
-    )
+    seeds = _draw_seeds(int(n_hashes), rng)
     return _minhash_kernel(buf, offsets, int(shingle_size), seeds)
 
 

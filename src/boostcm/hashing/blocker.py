@@ -1,0 +1,649 @@
+"""Blocker: candidate record pairs of one table (deduplication) or two (linkage) as a MultiIndex.
+
+Two methods share the record strings (explicit `fields`) and a kept minhash family
+(`MinHasher`): "learned" trains Algorithms 4 and 5 (`fit_pair_boost`, `draw_hash_family`) on
+pairs drawn from labelled records; "minhash-banding" is plain LSH banding (b bands of r rows of the
+signatures) and needs no labels. A record's key in every table is a function of the record and the
+fitted state alone, so records hashed at different times, or in two tables, are comparable.
+Candidates are pairs sharing a key in at least one table, found by sorting each table's keys
+(never by enumerating all pairs) and deduplicated across tables. Decisions D120-D123
+(docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+
+import numba as nb
+import numpy as np
+import pandas as pd
+
+from .._splitmix import splitmix64
+from .._validation import check_choice, check_integer, check_rng
+from .boosting import fit_pair_boost
+from .lsh import _pack_bits, draw_hash_family
+from .metrics import (
+    DENSE_MAX_RECORDS,
+    MAX_PAIRS_PER_TABLE,
+    PENDING_MERGE,
+    _bucket_starts,
+    _count_bucket_pairs,
+    _decode_triangular,
+    _emit_pair_codes,
+    _mark_pairs_dense,
+    _set_bit_indices,
+)
+from .pairs import entity_codes, sample_training_pairs, sorted_unique
+from .vectorize import MinHasher, record_strings
+
+__all__ = ["METHODS", "Blocker", "evaluate_pairs"]
+
+METHODS = ("learned", "minhash-banding")
+
+
+class _Params:
+    """scikit-learn's parameter protocol (get_params, set_params, repr of the non-default
+    parameters), so `sklearn.base.clone` works, without importing scikit-learn with the package."""
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        return sorted(p for p in inspect.signature(cls.__init__).parameters if p != "self")
+
+    def get_params(self, deep=True):
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params):
+        for name, value in params.items():
+            if name not in self._param_names():
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {
+            p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()
+        }
+        changed = [
+            f"{name}={value!r}"
+            for name, value in self.get_params().items()
+            if not (isinstance(value, type(defaults[name])) and value == defaults[name])
+        ]
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "minhasher_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(
+                f"This {type(self).__name__} is not fitted yet; call fit(records) first"
+            )
+
+
+class Blocker(_Params):
+    """Candidate record pairs by hash tables: learned (Algorithms 4 + 5) or minhash banding.
+
+    `fit` fixes the hashing state (minhash seeds and, for ``method="learned"``, the boosted
+    stumps and the L x k hash bits); `candidate_pairs(df)` gives the pairs of records of one
+    table that share a key in at least one hash table (deduplication), `candidate_pairs(df_a,
+    df_b)` the pairs with one record from each table (linkage). Pairs are a pandas MultiIndex
+    of the DataFrames' index labels, as the ``recordlinkage`` toolkit's indexers return.
+    Parameters follow scikit-learn's protocol (`get_params`, `set_params`, ``clone``).
+
+    Parameters
+    ----------
+    fields : list of str
+        Columns joined into the hashed record string, in order (see `record_strings`).
+        Required: no column is included silently, so an id column cannot leak into the
+        hashes (D120).
+    method : {"learned", "minhash-banding"}, default="learned"
+        "learned": train Algorithm 4 on pairs of labelled records and draw L tables of k
+        stump bits (Algorithm 5); needs `entity_id` in `fit`. "minhash-banding": plain LSH,
+        table b's key is rows b*r .. b*r + r - 1 of the minhash signature; needs no labels.
+    shingle_size : int, default=2
+        Characters per shingle (D28).
+    n_hashes : int, default=100
+        Minhash functions per record.
+    n_train_pairs : int, default=5000
+        Training pairs drawn as in Assumption 3.2 ("learned" only).
+    n_rounds : int, default=100
+        Maximum boosting rounds T of Algorithm 4 ("learned" only).
+    k : int, default=20
+        Stump bits per hash table ("learned" only).
+    L : int, default=110
+        Hash tables ("learned" only).
+    bands : int, default=20
+        Bands b ("minhash-banding" only); ``bands * rows <= n_hashes`` (D122).
+    rows : int, default=5
+        Signature rows r per band ("minhash-banding" only).
+    random_state : int, numpy.random.Generator or None, default=None
+        Source of the minhash seeds, the training pairs and the hash bits.
+
+    Attributes
+    ----------
+    fields_ : list of str
+        The hashed columns.
+    minhasher_ : MinHasher
+        The minhash family (shingle size and seeds) every record is hashed with.
+    ensemble_ : StumpEnsemble or None
+        Algorithm 4's stumps ("learned"), else None.
+    hash_family_ : HashFamily or None
+        Algorithm 5's L x k bits ("learned"), else None.
+    n_tables_ : int
+        Number of hash tables (L, or the number of bands).
+    rows_ : int or None
+        Signature rows per band ("minhash-banding"), else None.
+
+    See Also
+    --------
+    evaluate_pairs : Recall, reduction ratio and pair quality of candidate pairs.
+    BlockingEvaluator : The same metrics from key tables of one set of records.
+
+    References
+    ----------
+    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
+       PhD thesis, IMPA, 2022, sections 3.1.1-3.1.3 (Algorithms 4 and 5).
+    .. [2] J. Leskovec, A. Rajaraman and J. D. Ullman, "Mining of Massive Datasets", 3rd ed.,
+       Cambridge University Press, 2020, section 3.4 (banding).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boostcm.hashing import Blocker
+    >>> from boostcm.hashing.synthetic import generate_person_records
+    >>> records = generate_person_records(300, rng=np.random.default_rng(0))
+    >>> blocker = Blocker(fields=["fname", "lname", "by", "bm", "bd"], method="minhash-banding",
+    ...                   random_state=0).fit(records)
+    >>> pairs = blocker.candidate_pairs(records)
+    >>> pairs.names
+    FrozenList(['first', 'second'])
+    >>> m = blocker.evaluate(pairs, records["entity_id"])
+    >>> bool(m["recall"] > 0.8 and m["reduction_ratio"] > 0.9)
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        fields=None,
+        method="learned",
+        shingle_size=2,
+        n_hashes=100,
+        n_train_pairs=5000,
+        n_rounds=100,
+        k=20,
+        L=110,
+        bands=20,
+        rows=5,
+        random_state=None,
+    ):
+        self.fields = fields
+        self.method = method
+        self.shingle_size = shingle_size
+        self.n_hashes = n_hashes
+        self.n_train_pairs = n_train_pairs
+        self.n_rounds = n_rounds
+        self.k = k
+        self.L = L
+        self.bands = bands
+        self.rows = rows
+        self.random_state = random_state
+
+    def fit(self, records: pd.DataFrame, entity_id=None) -> Blocker:
+        """Fix the hashing state; for ``method="learned"`` train it on labelled records.
+
+        Parameters
+        ----------
+        records : pandas.DataFrame
+            Records with the `fields` columns.
+        entity_id : str, array-like or None, default=None
+            True entity of every record: the name (str) of a column of `records`, not one of
+            the fields, or one label per record in row order. Required by "learned" (its training pairs are
+            pairs of records of one entity and of different entities); not used by
+            "minhash-banding".
+
+        Returns
+        -------
+        self : Blocker
+            The fitted blocker.
+
+        Raises
+        ------
+        ValueError
+            If `fields` is not given or names a missing column, a parameter is out of range,
+            or "learned" gets no `entity_id`.
+        """
+        method = check_choice(self.method, METHODS, "method")
+        records = _check_records(records, "records")
+        fields = _check_fields(self.fields, records)
+        shingle_size = check_integer(self.shingle_size, "shingle_size", min_value=1)
+        n_hashes = check_integer(self.n_hashes, "n_hashes", min_value=1)
+        rng = _as_generator(self.random_state)
+        if method == "minhash-banding":
+            bands = check_integer(self.bands, "bands", min_value=1)
+            rows = check_integer(self.rows, "rows", min_value=1)
+            if bands * rows > n_hashes:
+                raise ValueError(
+                    f"bands * rows must be <= n_hashes, got bands={bands}, rows={rows}, "
+                    f"n_hashes={n_hashes}"
+                )
+            self.minhasher_ = MinHasher.draw(shingle_size, n_hashes, rng)
+            self.ensemble_ = None
+            self.hash_family_ = None
+            self.n_tables_ = bands
+            self.rows_ = rows
+        else:
+            n_train_pairs = check_integer(self.n_train_pairs, "n_train_pairs", min_value=1)
+            n_rounds = check_integer(self.n_rounds, "n_rounds", min_value=1)
+            k = check_integer(self.k, "k", min_value=1)
+            L = check_integer(self.L, "L", min_value=1)
+            labels = _entity_labels(entity_id, records, fields)
+            self.minhasher_ = MinHasher.draw(shingle_size, n_hashes, rng)
+            X = self.minhasher_.signatures(record_strings(records, fields))
+            a, b, y = sample_training_pairs(entity_codes(labels), n_train_pairs, rng)
+            self.ensemble_ = fit_pair_boost(X[a], X[b], y, n_rounds)
+            self.hash_family_ = draw_hash_family(self.ensemble_, k, L, rng)
+            self.n_tables_ = L
+            self.rows_ = None
+        self.fields_ = fields
+        return self
+
+    def keys(self, records: pd.DataFrame) -> np.ndarray:
+        """Key of every record in every hash table.
+
+        A record's keys depend only on the record and the fitted state, not on the other
+        records hashed with it.
+
+        Parameters
+        ----------
+        records : pandas.DataFrame
+            Records with the fitted `fields_` columns.
+
+        Returns
+        -------
+        keys : ndarray of shape (n, n_tables_), dtype int64
+            Two records are candidates iff they agree in at least one column.
+        """
+        self._check_fitted()
+        records = _check_records(records, "records")
+        X = self.minhasher_.signatures(record_strings(records, self.fields_))
+        if self.hash_family_ is None:
+            return _band_keys(X, int(self.n_tables_), int(self.rows_))
+        fam = self.hash_family_
+        keys = np.empty((X.shape[0], fam.n_tables), dtype=np.int64)
+        for t in range(fam.n_tables):
+            words = _pack_bits(X, fam.features[t], fam.thresholds[t])
+            keys[:, t] = words[:, 0].view(np.int64) if words.shape[1] == 1 else _mix_words(words)
+        return keys
+
+    def candidate_pairs(
+        self, df_a: pd.DataFrame, df_b: pd.DataFrame | None = None
+    ) -> pd.MultiIndex:
+        """Candidate pairs: records sharing a key in at least one hash table.
+
+        Parameters
+        ----------
+        df_a : pandas.DataFrame
+            Records (deduplication), or the first table (linkage); unique index labels.
+        df_b : pandas.DataFrame or None, default=None
+            The second table for linkage: only pairs with one record of each table.
+
+        Returns
+        -------
+        pairs : pandas.MultiIndex
+            Two levels of index labels, sorted by position; deduplication gives each
+            unordered pair once, the record earlier in `df_a` first. Level names: the two index
+            names (suffixed "_1", "_2" when equal), "first" / "second" for an unnamed index
+            (D121).
+        """
+        self._check_fitted()
+        df_a = _check_records(df_a, "df_a", index=True)
+        keys_a = self.keys(df_a)
+        if df_b is None:
+            i, j = _dedup_pairs(keys_a)
+            return _pairs_index(df_a.index, df_a.index, i, j)
+        df_b = _check_records(df_b, "df_b", index=True)
+        i, j = _link_pairs(keys_a, self.keys(df_b))
+        return _pairs_index(df_a.index, df_b.index, i, j)
+
+    def evaluate(self, pairs: pd.MultiIndex, entity_id, entity_id_b=None) -> dict:
+        """Recall, reduction ratio and pair quality of candidate pairs (see `evaluate_pairs`).
+
+        Parameters
+        ----------
+        pairs : pandas.MultiIndex
+            Output of `candidate_pairs`.
+        entity_id : pandas.Series
+            True entity of every record of `df_a`, indexed by its index labels.
+        entity_id_b : pandas.Series or None, default=None
+            The same for `df_b` (linkage).
+
+        Returns
+        -------
+        metrics : dict
+            See `evaluate_pairs`.
+        """
+        return evaluate_pairs(pairs, entity_id, entity_id_b)
+
+
+def evaluate_pairs(pairs: pd.MultiIndex, entity_id, entity_id_b=None) -> dict:
+    """Recall, reduction ratio, pair completeness and pair quality of candidate pairs.
+
+    Deduplication (`entity_id_b` None): the pair universe is the N(N-1)/2 unordered pairs of the
+    records of `entity_id`, true pairs are pairs of one entity (D29). Linkage: the universe is
+    N_a N_b, true pairs have one record of each table and the same entity. Repeated pairs (and,
+    in deduplication, both orders of a pair) count once.
+
+    Parameters
+    ----------
+    pairs : pandas.MultiIndex
+        Two levels of index labels (first level from the records of `entity_id`).
+    entity_id : pandas.Series
+        True entity of every record, indexed by the records' unique index labels.
+    entity_id_b : pandas.Series or None, default=None
+        True entity of every record of the second table (linkage).
+
+    Returns
+    -------
+    metrics : dict
+        n_records, n_universe, n_true_pairs, n_candidates, true_positives, recall
+        (= pair completeness), reduction_ratio = 1 - n_candidates / n_universe,
+        pair_completeness and pair_quality = true_positives / n_candidates.
+
+    Raises
+    ------
+    ValueError
+        If `pairs` is not a two-level MultiIndex or holds a label that is not in the index
+        of `entity_id` (first level) or `entity_id_b` (second level).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from boostcm.hashing import evaluate_pairs
+    >>> ids = pd.Series(["x", "x", "y", "y"], index=[10, 11, 12, 13])
+    >>> pairs = pd.MultiIndex.from_tuples([(10, 11), (11, 12)])
+    >>> m = evaluate_pairs(pairs, ids)
+    >>> m["recall"], m["pair_quality"], m["reduction_ratio"]
+    (0.5, 0.5, 0.6666666666666667)
+    """
+    if not isinstance(pairs, pd.MultiIndex) or pairs.nlevels != 2:
+        raise ValueError("pairs must be a pandas MultiIndex with two levels")
+    link = entity_id_b is not None
+    ids_a = _check_entity_series(entity_id, "entity_id")
+    ids_b = _check_entity_series(entity_id_b, "entity_id_b") if link else ids_a
+    pa = ids_a.index.get_indexer(pairs.get_level_values(0))
+    pb = ids_b.index.get_indexer(pairs.get_level_values(1))
+    for pos, name in ((pa, "entity_id"), (pb, "entity_id_b" if link else "entity_id")):
+        if (pos < 0).any():
+            raise ValueError(
+                f"pairs hold {int((pos < 0).sum())} label(s) not in the index of {name}"
+            )
+    na, nb = len(ids_a), len(ids_b)
+    codes = entity_codes(pd.concat([ids_a, ids_b], ignore_index=True) if link else ids_a)
+    ea, eb = codes[:na], codes[na:] if link else codes
+    if link:
+        pair_codes = sorted_unique(pa.astype(np.int64) * nb + pb)
+        i, j = pair_codes // nb, pair_codes % nb
+        universe = na * nb
+        counts_a = np.bincount(ea, minlength=codes.max() + 1)
+        counts_b = np.bincount(eb, minlength=codes.max() + 1)
+        n_true = int((counts_a * counts_b).sum())
+        n_records = na + nb
+    else:
+        lo, hi = np.minimum(pa, pb).astype(np.int64), np.maximum(pa, pb).astype(np.int64)
+        keep = lo < hi
+        pair_codes = sorted_unique(lo[keep] * na + hi[keep])
+        i, j = pair_codes // na, pair_codes % na
+        universe = na * (na - 1) // 2
+        counts = np.bincount(ea)
+        n_true = int((counts * (counts - 1) // 2).sum())
+        n_records = na
+    tp = int((ea[i] == eb[j]).sum())
+    cand = int(pair_codes.shape[0])
+    recall = tp / n_true if n_true else float("nan")
+    return {
+        "n_records": n_records,
+        "n_universe": universe,
+        "n_true_pairs": n_true,
+        "n_candidates": cand,
+        "true_positives": tp,
+        "recall": recall,
+        "reduction_ratio": 1.0 - cand / universe if universe else float("nan"),
+        "pair_completeness": recall,
+        "pair_quality": tp / cand if cand else float("nan"),
+    }
+
+
+# --- validation ---
+
+
+def _check_records(records, name: str, index: bool = False) -> pd.DataFrame:
+    if not isinstance(records, pd.DataFrame):
+        raise ValueError(f"{name} must be a pandas DataFrame, got {type(records).__name__}")
+    if len(records) == 0:
+        raise ValueError(f"{name} is empty (no rows)")
+    if index and not records.index.is_unique:
+        raise ValueError(f"{name} has repeated index labels; pairs are built from unique labels")
+    if index and records.index.hasnans:
+        raise ValueError(f"{name} has missing index labels")
+    return records
+
+
+def _check_fields(fields, records: pd.DataFrame) -> list[str]:
+    if fields is None:
+        raise ValueError(
+            "fields is required: name the columns to hash, e.g. fields=['fname', 'lname'] "
+            f"(columns of the records: {list(records.columns)}); no column is used by default, "
+            "so an id column cannot leak into the record strings"
+        )
+    if isinstance(fields, str):
+        fields = [fields]
+    fields = list(fields)
+    if not fields:
+        raise ValueError("fields must name at least one column")
+    if len(set(fields)) != len(fields):
+        raise ValueError(f"fields has repeated columns: {fields}")
+    missing = [f for f in fields if f not in records.columns]
+    if missing:
+        raise ValueError(f"fields not in the records: {missing}")
+    return fields
+
+
+def _entity_labels(entity_id, records: pd.DataFrame, fields: list[str]) -> np.ndarray:
+    if entity_id is None:
+        raise ValueError(
+            "entity_id is required by method='learned' (training pairs need the true entity "
+            "of every record): fit(records, entity_id='column') or one label per record; "
+            "method='minhash-banding' needs no labels"
+        )
+    if isinstance(entity_id, str):
+        if entity_id not in records.columns:
+            raise ValueError(f"entity_id column {entity_id!r} is not in the records")
+        if entity_id in fields:
+            raise ValueError(f"entity_id column {entity_id!r} is also one of the fields")
+        return records[entity_id].to_numpy()
+    labels = np.asarray(entity_id)
+    if labels.shape != (len(records),):
+        raise ValueError(
+            f"entity_id must be a column name or one label per record ({len(records)}), "
+            f"got shape {labels.shape}"
+        )
+    return labels
+
+
+def _check_entity_series(ids, name: str) -> pd.Series:
+    if not isinstance(ids, pd.Series):
+        raise ValueError(
+            f"{name} must be a pandas Series of entity labels indexed like the records, "
+            f"got {type(ids).__name__}"
+        )
+    if len(ids) == 0:
+        raise ValueError(f"{name} is empty")
+    if not ids.index.is_unique:
+        raise ValueError(f"{name} has repeated index labels")
+    return ids
+
+
+def _as_generator(random_state) -> np.random.Generator:
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, numbers.Integral | np.random.Generator | np.random.SeedSequence):
+        return check_rng(random_state, "random_state")
+    raise ValueError(
+        f"random_state must be None, a non-negative int or a numpy Generator, got {random_state!r}"
+    )
+
+
+# --- keys ---
+
+
+@nb.njit(cache=True)
+def _band_keys(sig, bands, rows):
+    """Key of band b: its r rows packed exactly when r <= 2, else folded through splitmix64."""
+    n = sig.shape[0]
+    out = np.empty((n, bands), dtype=np.int64)
+    for i in range(n):
+        for b in range(bands):
+            lo = b * rows
+            if rows == 1:
+                h = np.uint64(sig[i, lo])
+            elif rows == 2:
+                h = (np.uint64(sig[i, lo]) << np.uint64(32)) | np.uint64(sig[i, lo + 1])
+            else:
+                h = np.uint64(rows)
+                for r in range(rows):
+                    h = splitmix64(h ^ np.uint64(sig[i, lo + r]))
+            out[i, b] = np.int64(h)
+    return out
+
+
+@nb.njit(cache=True)
+def _mix_words(words):
+    """One 64-bit key per row of k > 64 packed bits (splitmix64 fold)."""
+    n, m = words.shape
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        h = np.uint64(m)
+        for w in range(m):
+            h = splitmix64(h ^ words[i, w])
+        out[i] = np.int64(h)
+    return out
+
+
+# --- candidate pairs from keys ---
+
+
+def _dedup_pairs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct pairs i < j of rows sharing a key in some column, sorted by (i, j)."""
+    n = keys.shape[0]
+    if n < 2:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    if n <= DENSE_MAX_RECORDS:
+        bits = np.zeros((n * (n - 1) // 2 + 63) // 64, dtype=np.uint64)
+        for t in range(keys.shape[1]):
+            order, starts = _buckets(keys[:, t])
+            _mark_pairs_dense(order, starts, n, bits)
+        return _decode_triangular(_set_bit_indices(bits, n * (n - 1) // 2), n)
+    merged = _PairCodes()
+    for t in range(keys.shape[1]):
+        order, starts = _buckets(keys[:, t])
+        total = _check_table_size(_count_bucket_pairs(starts))
+        codes = np.empty(total, dtype=np.int64)
+        _emit_pair_codes(order, starts, n, codes)
+        merged.add(codes)
+    codes = merged.result()
+    return codes // n, codes % n
+
+
+def _link_pairs(keys_a: np.ndarray, keys_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct pairs (i in A, j in B) sharing a key in some column, sorted by (i, j)."""
+    na, nb = keys_a.shape[0], keys_b.shape[0]
+    merged = _PairCodes()
+    for t in range(keys_a.shape[1]):
+        order, starts = _buckets(np.concatenate([keys_a[:, t], keys_b[:, t]]))
+        total = _check_table_size(_count_cross_pairs(order, starts, na))
+        codes = np.empty(total, dtype=np.int64)
+        _emit_cross_codes(order, starts, na, nb, codes)
+        merged.add(codes)
+    codes = merged.result()
+    return codes // nb, codes % nb
+
+
+def _buckets(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(keys, kind="stable").astype(np.int64)
+    return order, _bucket_starts(keys[order])
+
+
+def _check_table_size(total: int) -> int:
+    if total > MAX_PAIRS_PER_TABLE:
+        raise ValueError(
+            f"one hash table yields {total} colliding pairs (> {MAX_PAIRS_PER_TABLE}); "
+            "use more bits per table (k) or more rows per band"
+        )
+    return int(total)
+
+
+class _PairCodes:
+    """Sorted distinct int64 pair codes, merged in chunks (one sort per ~20 M new codes)."""
+
+    def __init__(self):
+        self.codes = np.empty(0, dtype=np.int64)
+        self.pending: list[np.ndarray] = []
+        self.size = 0
+
+    def add(self, codes: np.ndarray) -> None:
+        self.pending.append(codes)
+        self.size += codes.shape[0]
+        if self.size > max(PENDING_MERGE, self.codes.shape[0]):
+            self.result()
+
+    def result(self) -> np.ndarray:
+        if self.pending:
+            self.codes = sorted_unique(np.concatenate([self.codes, *self.pending]))
+            self.pending, self.size = [], 0
+        return self.codes
+
+
+@nb.njit(cache=True)
+def _count_cross_pairs(order, starts, na):
+    total = 0
+    for b in range(starts.shape[0] - 1):
+        in_a = 0
+        for p in range(starts[b], starts[b + 1]):
+            if order[p] < na:
+                in_a += 1
+        total += in_a * (starts[b + 1] - starts[b] - in_a)
+    return total
+
+
+@nb.njit(cache=True)
+def _emit_cross_codes(order, starts, na, nb, out):
+    # a stable sort of the concatenated keys puts a bucket's A rows (indices < na) first
+    pos = 0
+    for b in range(starts.shape[0] - 1):
+        lo, hi = starts[b], starts[b + 1]
+        split = lo
+        while split < hi and order[split] < na:
+            split += 1
+        for p in range(lo, split):
+            for q in range(split, hi):
+                out[pos] = order[p] * nb + (order[q] - na)
+                pos += 1
+
+
+def _level_names(name_a, name_b) -> list:
+    if name_a is not None and name_b is not None and name_a == name_b:
+        return [f"{name_a}_1", f"{name_b}_2"]
+    return [
+        "first" if name_a is None else name_a,
+        "second" if name_b is None else name_b,
+    ]
+
+
+def _pairs_index(index_a: pd.Index, index_b: pd.Index, i: np.ndarray, j: np.ndarray):
+    return pd.MultiIndex(
+        levels=[index_a, index_b],
+        codes=[i, j],
+        names=_level_names(index_a.name, index_b.name),
+        verify_integrity=False,
+    )
