@@ -81,6 +81,8 @@ def test_rule_and_target_sums():
     assert rules["jobs"].sum() == len(jobs)
     assert rules["cpu_hours"].sum() * 3600 == pytest.approx(costs["cpu_s"].sum())
     assert rules.loc["sim", "cpu_hours"] * 3600 == pytest.approx(21.0)
+    renamed = costs.assign(rule=costs["rule"].replace({"fetch": "fetch_a", "process": "fetch_b"}))
+    assert cost.by_rule(renamed).set_index("rule").loc["fetch_*", "jobs"] == 2
     targets = cost.by_target(jobs, costs).set_index("target")
     # A needs fetch, process, fit, sim fast and itself; B fetch, process, sim slow and itself
     assert targets.loc["A", "jobs"] == 5 and targets.loc["B", "jobs"] == 4

@@ -62,11 +62,12 @@ def _dataset_table(args) -> None:
 def _cost(args) -> None:
     from . import cost
 
+    configs = ["config/config.yaml"]
     if args.jobs:
         jobs = cost.load_jobs(args.jobs)
     else:
         jobs = cost.workflow_jobs(
-            args.configfile or ["config/config.yaml"],
+            args.configfile or configs,
             snakefile=args.snakefile,
             targets=args.targets,
             cores=args.cores,
@@ -76,6 +77,11 @@ def _cost(args) -> None:
     table = cost.load_cost_table(args.costs)
     medians = {} if args.no_benchmarks else cost.benchmark_medians(jobs, args.workdir)
     costs = cost.project(jobs, table, benchmarks=medians)
+    of = f"saved job list {args.jobs}" if args.jobs else " ".join(args.configfile or configs)
+    print(
+        f"Jobs of: {of}. Costs: {args.costs}; benchmark records "
+        f"(medians) for {len(medians)} rules under {args.workdir}/results/benchmarks.\n"
+    )
     print(cost.cost_report(jobs, costs, args.cores))
 
 
@@ -626,7 +632,12 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--costs", default="config/job_costs.yaml", help="calibrated per-rule costs")
     co.add_argument("--snakefile", default="workflow/Snakefile")
     co.add_argument("--workdir", default=".", help="where results/benchmarks/ is looked up")
-    co.add_argument("--no-benchmarks", action="store_true", help="use the cost table only")
+    co.add_argument(
+        "--no-benchmarks",
+        action="store_true",
+        help="use the cost table only (when results/ holds a run of another config, whose "
+        "records are of other job sizes)",
+    )
     co.add_argument("--jobs", default=None, help="a job list saved by --save-jobs (no DAG build)")
     co.add_argument("--save-jobs", default=None, help="write the job list as JSON")
     co.add_argument("targets", nargs="*", default=[], help="target files (default: all)")

@@ -314,12 +314,21 @@ def project(
 
 
 def by_rule(costs: pd.DataFrame) -> pd.DataFrame:
-    """Jobs, CPU-hours, peak memory and the cost source per rule, most expensive first."""
-    table = costs.groupby("rule").agg(
-        jobs=("jobid", "size"),
-        cpu_hours=("cpu_s", "sum"),
-        peak_mb=("max_rss_mb", "max"),
-        source=("source", lambda s: ", ".join(sorted(set(s)))),
+    """Jobs, CPU-hours, peak memory and the cost source per rule, most expensive first.
+
+    The per-dataset fetch rules (``fetch_<dataset>``, workflow/rules/data.smk) are one row,
+    ``fetch_*``.
+    """
+    rule = costs["rule"].str.replace(r"^fetch_.*", "fetch_*", regex=True)
+    table = (
+        costs.assign(rule=rule)
+        .groupby("rule")
+        .agg(
+            jobs=("jobid", "size"),
+            cpu_hours=("cpu_s", "sum"),
+            peak_mb=("max_rss_mb", "max"),
+            source=("source", lambda s: ", ".join(sorted(set(s)))),
+        )
     )
     table["cpu_hours"] /= 3600.0
     return table.sort_values(["cpu_hours", "jobs"], ascending=False).reset_index()
