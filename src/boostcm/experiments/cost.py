@@ -447,7 +447,7 @@ def cost_report(jobs: Sequence[Job], costs: pd.DataFrame, cores: int) -> str:
     lines += _markdown(targets, {"cpu_hours": "{:.2f}", "peak_mb": "{:.0f}"})
     lines += [
         "",
-        f"Total: {len(jobs)} jobs, {total_cpu / 3600:.1f} CPU-hours, "
+        f"Total: {len(jobs)} jobs, {total_cpu / 3600:.2f} CPU-hours, "
         f"peak memory of one job {costs['max_rss_mb'].max():.0f} MB.",
         f"Wall time on {cores} cores: {format_hours(low)} to {format_hours(high)} "
         f"(at least max(CPU / cores, longest chain {format_hours(path)}); "
