@@ -631,7 +631,9 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--cores", type=int, default=2, help="cores of the wall-time projection")
     co.add_argument("--costs", default="config/job_costs.yaml", help="calibrated per-rule costs")
     co.add_argument("--snakefile", default="workflow/Snakefile")
-    co.add_argument("--workdir", default=".", help="where results/benchmarks/ is looked up")
+    co.add_argument(
+        "--workdir", default=".", help="directory the jobs' benchmark paths are relative to"
+    )
     co.add_argument(
         "--no-benchmarks",
         action="store_true",
