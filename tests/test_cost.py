@@ -134,7 +134,7 @@ BENCHMARK_HEADER = (
 )
 
 
-def test_benchmark_records_replace_the_table(tmp_path):
+def test_benchmark_records_replace_and_calibrate_the_table(tmp_path):
     rows = [
         "2.5\t0:00:02\t250.1\t900\t200\t210\t0\t1\t80\t2.0",
         "9.0\t0:00:09\t410.0\t900\t-\t-\t0\t1\t90\t-",
@@ -143,15 +143,23 @@ def test_benchmark_records_replace_the_table(tmp_path):
         (tmp_path / f"b{i}.tsv").write_text(BENCHMARK_HEADER + row + "\n")
     table = cost.read_benchmark(tmp_path / "b0.tsv")
     assert table.loc[0, "cpu_time"] == 2.0 and table.loc[0, "max_rss"] == pytest.approx(250.1)
+    J = cost.Job
     jobs = _jobs()
-    jobs[3] = cost.Job(3, "sim", {"model": "fast"}, ("s0",), params={"n": 10}, benchmark="b0.tsv")
-    jobs[4] = cost.Job(4, "sim", {"model": "slow"}, ("s1",), 2, params={"n": 4}, benchmark="b1.tsv")
-    medians = cost.benchmark_medians(jobs, tmp_path)
-    # no cpu_time in the second record: wall seconds x threads (9 x 2)
-    assert medians == {"sim": (pytest.approx((2.0 + 18.0) / 2), pytest.approx(330.05), 2)}
-    costs = cost.project(jobs, TABLE, benchmarks=medians, dataset_rows={"d": 1000})
-    sims = costs[costs["rule"] == "sim"]
-    assert (sims["cpu_s"] == 10.0).all() and (sims["source"] == "benchmarks (2)").all()
+    jobs[3] = J(3, "sim", {"model": "fast"}, ("s0",), params={"n": 10}, benchmark="b0.tsv")
+    jobs[4] = J(4, "sim", {"model": "slow"}, ("s1",), 2, params={"n": 4}, benchmark="b1.tsv")
+    jobs.append(J(8, "sim", {"model": "fast"}, ("s2",), params={"n": 20}, benchmark="b2.tsv"))
+    records = cost.benchmark_records(jobs, tmp_path)
+    # no cpu_time in the second record: wall seconds x threads (9 x 2); b2.tsv does not exist
+    assert records == {3: (2.0, pytest.approx(250.1)), 4: (18.0, 410.0)}
+    costs = cost.project(jobs, TABLE, records=records, dataset_rows={"d": 1000}).set_index("jobid")
+    assert costs.loc[3, "cpu_s"] == 2.0 and costs.loc[4, "max_rss_mb"] == 410.0
+    assert costs.loc[3, "source"] == costs.loc[4, "source"] == "record"
+    # the unrecorded job: its table cost (2 + 0.5 x 20) x the median of 2 / 7 and 18 / 14
+    ratio = (2 / 7 + 18 / 14) / 2
+    assert costs.loc[8, "cpu_s"] == pytest.approx(12 * ratio)
+    assert costs.loc[8, "max_rss_mb"] == pytest.approx((250.1 + 410) / 2)
+    assert costs.loc[8, "source"] == f"table x {ratio:.2g} (2 records)"
+    assert costs.loc[2, "source"] == "table"  # rules without records keep the table
     (tmp_path / "bad.tsv").write_text("a\tb\n1\t2\n")
     with pytest.raises(ValueError, match="not a Snakemake benchmark"):
         cost.read_benchmark(tmp_path / "bad.tsv")

@@ -75,12 +75,12 @@ def _cost(args) -> None:
     if args.save_jobs:
         cost.save_jobs(args.save_jobs, jobs)
     table = cost.load_cost_table(args.costs)
-    medians = {} if args.no_benchmarks else cost.benchmark_medians(jobs, args.workdir)
-    costs = cost.project(jobs, table, benchmarks=medians)
+    records = {} if args.no_benchmarks else cost.benchmark_records(jobs, args.workdir)
+    costs = cost.project(jobs, table, records=records)
     of = f"saved job list {args.jobs}" if args.jobs else " ".join(args.configfile or configs)
     print(
-        f"Jobs of: {of}. Costs: {args.costs}; benchmark records "
-        f"(medians) for {len(medians)} rules under {args.workdir}/results/benchmarks.\n"
+        f"Jobs of: {of}. Costs: {args.costs}; benchmark records of {len(records)} of the "
+        f"{len(jobs)} jobs (under {args.workdir}).\n"
     )
     print(cost.cost_report(jobs, costs, args.cores))
 

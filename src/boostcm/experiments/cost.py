@@ -1,9 +1,10 @@
 """What a workflow run costs before it is launched: jobs per rule, CPU-hours, peak memory, wall time.
 
 The job list comes from Snakemake's own DAG for a config (every job, as if no output existed);
-each job's CPU seconds and peak memory come from the benchmark records of earlier runs of its
-rule (``results/benchmarks/**.tsv``, medians) when there are any, else from the calibrated table
-``config/job_costs.yaml``, whose every number names its measurement in docs/benchmarks.md.
+each job's CPU seconds and peak memory come from its benchmark record of an earlier run
+(``results/benchmarks/**.tsv``) when there is one, else from the calibrated table
+``config/job_costs.yaml`` (whose every number names its measurement in docs/benchmarks.md),
+rescaled by the median record / table ratio of its rule's recorded jobs when it has any.
 ``boostcm cost`` prints the projection (docs/workflow.md, "Costing a run").
 
 The wall time on ``N`` cores is bracketed: at least ``max(total CPU / N, critical path)``, where
@@ -227,8 +228,8 @@ def read_benchmark(path: str | Path) -> pd.DataFrame:
     return table
 
 
-def benchmark_medians(jobs: Iterable[Job], root: str | Path = ".") -> dict:
-    """Per rule, the medians of the benchmark records that exist for its jobs.
+def benchmark_records(jobs: Iterable[Job], root: str | Path = ".") -> dict:
+    """The benchmark records that exist for `jobs`: CPU seconds and peak memory per job.
 
     Parameters
     ----------
@@ -240,10 +241,11 @@ def benchmark_medians(jobs: Iterable[Job], root: str | Path = ".") -> dict:
     Returns
     -------
     dict
-        ``{rule: (cpu_s, max_rss_mb, n_records)}``. CPU is ``cpu_time`` (or ``s`` × threads
-        where ``cpu_time`` is missing); memory is ``max_rss`` in MB.
+        ``{jobid: (cpu_s, max_rss_mb)}``, medians over a file's rows (``benchmark: repeat(...)``).
+        CPU is ``cpu_time``, or ``s`` x threads where ``cpu_time`` is missing; memory is
+        ``max_rss`` in MB (NaN when missing).
     """
-    cpu, rss = {}, {}
+    records = {}
     for job in jobs:
         if not job.benchmark:
             continue
@@ -251,18 +253,11 @@ def benchmark_medians(jobs: Iterable[Job], root: str | Path = ".") -> dict:
         if not path.is_file():
             continue
         table = read_benchmark(path)
-        seconds = table["cpu_time"].fillna(table["s"] * job.threads)
-        cpu.setdefault(job.rule, []).extend(seconds.dropna().tolist())
-        rss.setdefault(job.rule, []).extend(table["max_rss"].dropna().tolist())
-    return {
-        rule: (
-            float(pd.Series(values).median()),
-            float(pd.Series(rss[rule]).median()) if rss.get(rule) else math.nan,
-            len(values),
-        )
-        for rule, values in cpu.items()
-        if values
-    }
+        seconds = table["cpu_time"].fillna(table["s"] * job.threads).dropna()
+        if seconds.empty:
+            continue
+        records[job.jobid] = (float(seconds.median()), float(table["max_rss"].median()))
+    return records
 
 
 def catalog_rows() -> dict:
@@ -280,34 +275,46 @@ def project(
     jobs: Sequence[Job],
     table: Mapping,
     *,
-    benchmarks: Mapping | None = None,
+    records: Mapping[int, tuple] | None = None,
     dataset_rows: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """CPU seconds, peak memory and the source of both, per job.
 
-    A rule with benchmark records (`benchmarks`, from :func:`benchmark_medians`) takes their
-    medians (memory from the table where the records have none); other rules take the table.
+    A job with a benchmark record (`records`, from :func:`benchmark_records`) takes it. The other
+    jobs of a rule with records take the table's cost times the median, over the recorded jobs,
+    of record / table (the table calibrated on this machine and these job sizes), and the median
+    recorded memory. Rules without records take the table.
 
     Returns
     -------
     pandas.DataFrame
-        One row per job: ``jobid``, ``rule``, ``threads``, ``cpu_s``, ``max_rss_mb``, ``source``.
+        One row per job: ``jobid``, ``rule``, ``threads``, ``cpu_s``, ``max_rss_mb``, ``source``
+        (``table``, ``table (default)``, ``record``, or ``table x <ratio> (<n> records)``).
     """
-    benchmarks = benchmarks or {}
+    records = records or {}
     rows = catalog_rows() if dataset_rows is None else dataset_rows
-    records = []
+    priced = {job.jobid: table_cost(job, table, rows) for job in jobs}
+    ratios, rss = {}, {}
     for job in jobs:
-        if job.rule in benchmarks:
-            cpu, rss, n = benchmarks[job.rule]
-            if math.isnan(rss):
-                rss = table_cost(job, table, rows)[1]
-            source = f"benchmarks ({n})"
-        else:
-            cpu, rss, source = table_cost(job, table, rows)
-        records.append((job.jobid, job.rule, job.threads, cpu, rss, source))
-    return pd.DataFrame(
-        records, columns=["jobid", "rule", "threads", "cpu_s", "max_rss_mb", "source"]
-    )
+        if job.jobid in records:
+            cpu, mem = records[job.jobid]
+            if priced[job.jobid][0] > 0:
+                ratios.setdefault(job.rule, []).append(cpu / priced[job.jobid][0])
+            if not math.isnan(mem):
+                rss.setdefault(job.rule, []).append(mem)
+    out = []
+    for job in jobs:
+        cpu, mem, source = priced[job.jobid]
+        if job.jobid in records:
+            cpu, own = records[job.jobid]
+            mem, source = (mem if math.isnan(own) else own), "record"
+        elif job.rule in ratios:
+            ratio = float(pd.Series(ratios[job.rule]).median())
+            cpu, source = cpu * ratio, f"table x {ratio:.2g} ({len(ratios[job.rule])} records)"
+            if job.rule in rss:
+                mem = float(pd.Series(rss[job.rule]).median())
+        out.append((job.jobid, job.rule, job.threads, cpu, mem, source))
+    return pd.DataFrame(out, columns=["jobid", "rule", "threads", "cpu_s", "max_rss_mb", "source"])
 
 
 # --- tables and wall time -------------------------------------------------------------------------
