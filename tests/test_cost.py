@@ -248,3 +248,20 @@ def test_committed_cost_table_names_real_rules_and_sources():
         assert re.search(rf"^\s*rule {re.escape(rule)}:", rules_text, re.M), rule
         assert entry["source"].strip() and entry["max_rss_mb"] > 0, rule
         assert ("per_unit_s" in entry) == ("units" in entry), rule
+
+
+@pytest.mark.slow
+def test_the_ci_profile_is_priced_and_every_job_feeds_the_default_target():
+    # about 12 s on a loaded 2-core machine: Snakemake parses the whole workflow
+    jobs = cost.workflow_jobs(
+        [ROOT / "config" / "ci.yaml"], snakefile=ROOT / "workflow" / "Snakefile", workdir=ROOT
+    )
+    table = cost.load_cost_table(ROOT / "config" / "job_costs.yaml")
+    costs = cost.project(jobs, table)  # raises if an entry's units or keys do not fit a job
+    assert (costs["cpu_s"] > 0).all() and set(costs["source"]) <= {"table", "table (default)"}
+    (final,) = [j for j in jobs if j.rule == "all"]
+    ancestors = cost._ancestors(jobs)
+    assert ancestors[final.jobid] == {j.jobid for j in jobs}
+    targets = cost.by_target(jobs, costs)
+    assert len(targets) == sum(1 for j in jobs if cost.target_of(j)) > 0
+    assert costs["cpu_s"].sum() / 3600 == pytest.approx(cost.by_rule(costs)["cpu_hours"].sum())
