@@ -70,6 +70,10 @@ def test_table_cost_rejects_what_it_cannot_price():
         cost.table_cost(J(0, "sim", {"model": "fast"}), TABLE)
     with pytest.raises(ValueError, match="row count"):
         cost.table_cost(J(0, "fit", {"dataset": "unknown"}), TABLE, {"d": 1})
+    numeric = {**TABLE, "rules": {"sim": {**TABLE["rules"]["sim"], "by": "n", "cpu_s": {1: 5}}}}
+    assert (
+        cost.table_cost(J(0, "sim", {"model": "fast", "n": "1"}, params={"n": 0}), numeric)[0] == 5
+    )
     strict = {**TABLE, "rules": {"sim": {**TABLE["rules"]["sim"], "per_unit_s": {"fast": 1}}}}
     with pytest.raises(ValueError, match="model='slow'"):
         cost.table_cost(J(0, "sim", {"model": "slow"}, params={"n": 1}), strict)

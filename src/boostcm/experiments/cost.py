@@ -163,6 +163,16 @@ def load_cost_table(path: str | Path) -> dict:
     catalog's row count of the job's ``dataset`` wildcard times the fraction). ``cpu_s`` and
     ``per_unit_s`` may be mappings keyed by the value of the wildcard named in ``by``. The
     ``default`` entry covers rules the table does not list.
+
+    Parameters
+    ----------
+    path : path
+        The YAML file.
+
+    Returns
+    -------
+    dict
+        ``{"default": entry, "rules": {rule: entry}}``.
     """
     import yaml
 
@@ -177,6 +187,7 @@ def _by(value, entry: Mapping, job: Job, what: str):
     if not isinstance(value, Mapping):
         return float(value)
     key = job.wildcards.get(entry.get("by", ""))
+    value = {str(k): v for k, v in value.items()}  # YAML reads `1:` as an int, wildcards are str
     if key in value:
         return float(value[key])
     if "other" in value:
@@ -200,6 +211,15 @@ def _units(spec: str, job: Job, dataset_rows: Mapping[str, float]) -> float:
 
 def table_cost(job: Job, table: Mapping, dataset_rows: Mapping[str, float] | None = None) -> tuple:
     """CPU seconds and peak memory (MiB) of `job` from the calibrated table.
+
+    Parameters
+    ----------
+    job : Job
+        The job to price.
+    table : mapping
+        From :func:`load_cost_table`.
+    dataset_rows : mapping, optional
+        Rows per dataset, for entries with ``units: rows:<f>`` (see :func:`catalog_rows`).
 
     Returns
     -------
