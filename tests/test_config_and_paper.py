@@ -57,7 +57,7 @@ def _walk(schema, prefix=""):
             yield from _walk(prop["additionalProperties"], f"{prefix}{name}.<name>.")
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "ci.yaml"])
+@pytest.mark.parametrize("name", ["config.yaml", "ci.yaml", "all_datasets.yaml"])
 def test_shipped_configs_validate_and_get_every_default(repo, name):
     cfg = validate_config(yaml.safe_load((repo / "config" / name).read_text()) or {}, _schema(repo))
     for key, prop, _ in _walk(_schema(repo)):

@@ -56,6 +56,35 @@ def _dataset_table(args) -> None:
     _write_csv(args.out, dataset_properties_table(args.target, args.processed, args.paper_dir))
 
 
+# --- cost of a run ------------------------------------------------------------------------------
+
+
+def _cost(args) -> None:
+    from . import cost
+
+    configs = ["config/config.yaml"]
+    if args.jobs:
+        jobs = cost.load_jobs(args.jobs)
+    else:
+        jobs = cost.workflow_jobs(
+            args.configfile or configs,
+            snakefile=args.snakefile,
+            targets=args.targets,
+            cores=args.cores,
+        )
+    if args.save_jobs:
+        cost.save_jobs(args.save_jobs, jobs)
+    table = cost.load_cost_table(args.costs)
+    records = {} if args.no_benchmarks else cost.benchmark_records(jobs, args.workdir)
+    costs = cost.project(jobs, table, records=records)
+    of = f"saved job list {args.jobs}" if args.jobs else " ".join(args.configfile or configs)
+    print(
+        f"Jobs of: {of}. Costs: {args.costs}; benchmark records of {len(records)} of the "
+        f"{len(jobs)} jobs (under {args.workdir}).\n"
+    )
+    print(cost.cost_report(jobs, costs, args.cores))
+
+
 # --- report and config ---------------------------------------------------------------------------
 
 
@@ -586,6 +615,34 @@ def build_parser() -> argparse.ArgumentParser:
     _req(il, "--paper-dir", "--verdict")
     il.add_argument("--table", default=None)
     il.add_argument("--markdown", default=None)
+
+    co = _add(
+        sub,
+        "cost",
+        _cost,
+        "project a run's jobs per rule, CPU-hours, peak memory and wall time before launching it",
+    )
+    co.add_argument(
+        "--configfile",
+        nargs="+",
+        default=None,
+        help="config files as for snakemake (default: config/config.yaml)",
+    )
+    co.add_argument("--cores", type=int, default=2, help="cores of the wall-time projection")
+    co.add_argument("--costs", default="config/job_costs.yaml", help="calibrated per-rule costs")
+    co.add_argument("--snakefile", default="workflow/Snakefile")
+    co.add_argument(
+        "--workdir", default=".", help="directory the jobs' benchmark paths are relative to"
+    )
+    co.add_argument(
+        "--no-benchmarks",
+        action="store_true",
+        help="use the cost table only (when results/ holds a run of another config, whose "
+        "records are of other job sizes)",
+    )
+    co.add_argument("--jobs", default=None, help="a job list saved by --save-jobs (no DAG build)")
+    co.add_argument("--save-jobs", default=None, help="write the job list as JSON")
+    co.add_argument("targets", nargs="*", default=[], help="target files (default: all)")
 
     c = _add(sub, "config-docs", _config_docs, "write config/README.md from the config schema")
     _req(c, "--schema")
