@@ -3,8 +3,9 @@
 `ConformalQuantileRegressor` wraps a quantile model (ours, any scikit-learn regressor with a
 quantile loss, a pair of regressors, or anything with ``predict_quantiles``), calibrates it on a
 held-out set with the quantile (4.1) of `boostcm.conformal.split` and gives intervals for new
-rows. The symmetric score is CQR's (Romano et al. 2019, eq. 6); ``method="asymmetric"``
-calibrates each side separately at level alpha/2 (Romano et al. 2019, section 5, Theorem 2).
+rows. The symmetric score is CQR's (Romano et al. 2019, section 3, Theorem 1);
+``method="asymmetric"`` calibrates each side separately at level alpha/2 (Romano et al. 2019,
+section 3, Theorem 2).
 Decisions D94 (API and default convention) and D95 (what is accepted as a model).
 """
 
@@ -223,8 +224,9 @@ class ConformalQuantileRegressor(BaseEstimator):
     ``fit(X_train, y_train)`` fits quantile models at levels alpha/2 and 1 - alpha/2,
     ``conformalize(X_cal, y_cal)`` computes the conformal threshold(s) on held-out data, and
     ``predict_interval(X)`` returns ``(lower, upper)`` for any new rows: [lo(x) - q, hi(x) + q]
-    (symmetric; Romano et al. 2019, eq. 6-7) or [lo(x) - q_lo, hi(x) + q_hi] (asymmetric: q_lo
-    the (1 - alpha/2)-quantile of lo - y, q_hi that of y - hi; Romano et al. 2019, section 5).
+    (symmetric; Romano et al. 2019, section 3, Theorem 1) or [lo(x) - q_lo, hi(x) + q_hi]
+    (asymmetric: q_lo the (1 - alpha/2)-quantile of lo - y, q_hi that of y - hi; Romano et al.
+    2019, section 3, Theorem 2).
     The calibration and prediction rows may come from any later period; for exchangeable data
     the n + 1 convention covers with probability >= 1 - alpha (the thesis's quantile (4.1),
     ``finite_sample_correction=False``, covers with ceil((1 - alpha) n)/(n + 1), D38).
@@ -273,7 +275,7 @@ class ConformalQuantileRegressor(BaseEstimator):
     References
     ----------
     .. [1] Y. Romano, E. Patterson and E. Candes, "Conformalized Quantile Regression",
-       NeurIPS 2019 (section 4: eq. 6-7; section 5: the asymmetric variant, Theorem 2).
+       NeurIPS 2019, section 3 (Theorem 1; the asymmetric variant: Theorem 2).
     .. [2] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
        PhD thesis, IMPA, 2022, section 4.1 (eq. 4.1).
 
