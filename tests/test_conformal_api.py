@@ -265,3 +265,18 @@ def test_sklearn_compatibility():
     assert "ConformalQuantileRegressor" in repr(m)
     cs = cqr_scores(y[80:130], *m.estimators_[0].predict_interval(X[80:130]))
     assert cs.shape == (50,)
+
+
+@pytest.mark.parametrize("method", ["symmetric", "asymmetric"])
+def test_same_intervals_as_mapie(method):
+    """MAPIE's ConformalizedQuantileRegressor (n + 1 convention) with the same quantile model."""
+    mapie_regression = pytest.importorskip("mapie.regression")
+    X, y = _data(np.random.default_rng(12), 400)
+    base = GradientBoostingRegressor(loss="quantile", n_estimators=10, random_state=0)
+    ours = ConformalQuantileRegressor(base, alpha=0.2, method=method).fit(X[:200], y[:200])
+    lo, hi = ours.conformalize(X[200:300], y[200:300]).predict_interval(X[300:])
+    theirs = mapie_regression.ConformalizedQuantileRegressor(base, confidence_level=0.8)
+    theirs.fit(X[:200], y[:200]).conformalize(X[200:300], y[200:300])
+    _, pis = theirs.predict_interval(X[300:], symmetric_correction=method == "symmetric")
+    np.testing.assert_allclose(lo, pis[:, 0, 0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(hi, pis[:, 1, 0], rtol=1e-12, atol=1e-12)
