@@ -14,7 +14,8 @@ estimator      ConformalQuantileRegressor(estimator, alpha, method, finite_sampl
                fit(X, y), conformalize(X_cal, y_cal), predict_interval(X) -> (lower, upper)
 variants       conditional_thresholds / conditional_coverage (sets A), rank_one_out_thresholds,
                rcps_threshold / empirical_risk, sliding_window_cqr (online: refit per block, or
-               every refit_every test times with the calibration window sliding at each; events)
+               every refit_every test times with the calibration window sliding at each; events;
+               method="aci" / "agaci": adaptive conformal inference and its aggregation)
 series         minute_returns (linear returns, discarded weekdays, gaps not bridged),
                returns_design (lagged returns at consecutive minutes), return_events (Table 4.1)
 beta-mixing    two_state_beta, lagged_window_beta (mixing); eps_cal (4.12), eps_test (4.14),
