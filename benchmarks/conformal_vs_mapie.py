@@ -44,7 +44,7 @@ def run(reps: int, n: int, alpha: float, n_estimators: int) -> pd.DataFrame:
             )
             for method, symmetric in (("symmetric", True), ("asymmetric", False)):
                 t0 = time.process_time()
-                ours = ConformalQuantileRegressor(base, alpha=alpha, method=method)
+                ours = ConformalQuantileRegressor(estimator=base, alpha=alpha, method=method)
                 lo, hi = ours.fit(X[:a], y[:a]).conformalize(X[a:b], y[a:b]).predict_interval(X[b:])
                 t1 = time.process_time()
                 theirs = mapie_reg.ConformalizedQuantileRegressor(

@@ -56,7 +56,9 @@ def test_intervals_equal_split_cqr_on_the_same_split(model, correction):
     X, y = _data(np.random.default_rng(1), 260)
     own = clone(model).set_params(alpha=0.2)
     ref = split_cqr(own, X, y, 120, 80, 0.2, finite_sample_correction=correction)
-    cqr = ConformalQuantileRegressor(clone(model), alpha=0.2, finite_sample_correction=correction)
+    cqr = ConformalQuantileRegressor(
+        estimator=clone(model), alpha=0.2, finite_sample_correction=correction
+    )
     lo, hi = (
         cqr.fit(X[:120], y[:120]).conformalize(X[120:200], y[120:200]).predict_interval(X[200:])
     )
@@ -68,7 +70,7 @@ def test_intervals_equal_split_cqr_on_the_same_split(model, correction):
 def test_sklearn_quantile_gbr_plugs_in_and_matches_cqr_by_hand():
     X, y = _data(np.random.default_rng(2), 300)
     base = GradientBoostingRegressor(loss="quantile", n_estimators=20, random_state=0)
-    cqr = ConformalQuantileRegressor(base, alpha=0.1).fit(X[:150], y[:150])
+    cqr = ConformalQuantileRegressor(estimator=base, alpha=0.1).fit(X[:150], y[:150])
     cqr.conformalize(X[150:250], y[150:250])
     lo, hi = cqr.predict_interval(X[250:])
     # by hand: two models at 0.05 and 0.95, CQR scores, the n + 1 quantile
@@ -87,8 +89,10 @@ def test_sklearn_quantile_gbr_plugs_in_and_matches_cqr_by_hand():
 def test_pair_and_predict_quantiles_models():
     X, y = _data(np.random.default_rng(3), 200)
     pair = (QuantileRegressor(quantile=0.1, alpha=0.0), QuantileRegressor(quantile=0.9, alpha=0.0))
-    a = ConformalQuantileRegressor(pair, alpha=0.2).fit(X[:100], y[:100])
-    b = ConformalQuantileRegressor(QuantileRegressor(alpha=0.0), alpha=0.2).fit(X[:100], y[:100])
+    a = ConformalQuantileRegressor(estimator=pair, alpha=0.2).fit(X[:100], y[:100])
+    b = ConformalQuantileRegressor(estimator=QuantileRegressor(alpha=0.0), alpha=0.2).fit(
+        X[:100], y[:100]
+    )
     for m in (a, b):
         m.conformalize(X[100:150], y[100:150])
     np.testing.assert_allclose(a.predict_interval(X[150:]), b.predict_interval(X[150:]))
@@ -101,7 +105,7 @@ def test_pair_and_predict_quantiles_models():
         def predict_quantiles(self, X):
             return np.tile(self.q[::-1], (len(X), 1))  # crossed on purpose
 
-    c = ConformalQuantileRegressor(OnlyQuantiles(), alpha=0.2).fit(X[:100], y[:100])
+    c = ConformalQuantileRegressor(estimator=OnlyQuantiles(), alpha=0.2).fit(X[:100], y[:100])
     lo, hi = c.conformalize(X[100:150], y[100:150]).predict_interval(X[150:])
     assert np.all(lo <= hi)
 
@@ -110,7 +114,7 @@ def test_conventions_differ_by_exactly_one_order_statistic():
     rng = np.random.default_rng(4)
     X, y = _data(rng, 400)
     for n_cal, alpha in ((100, 0.1), (37, 0.2), (250, 0.05)):
-        thesis = ConformalQuantileRegressor(_EmpiricalQuantiles(), alpha=alpha)
+        thesis = ConformalQuantileRegressor(estimator=_EmpiricalQuantiles(), alpha=alpha)
         thesis.set_params(finite_sample_correction=False)
         corrected = clone(thesis).set_params(finite_sample_correction=True)
         for m in (thesis, corrected):
@@ -126,7 +130,7 @@ def test_conventions_differ_by_exactly_one_order_statistic():
 
 def test_asymmetric_thresholds_are_side_wise_quantiles_at_half_alpha():
     X, y = _data(np.random.default_rng(5), 400)
-    m = ConformalQuantileRegressor(_EmpiricalQuantiles(), alpha=0.2, method="asymmetric")
+    m = ConformalQuantileRegressor(estimator=_EmpiricalQuantiles(), alpha=0.2, method="asymmetric")
     m.fit(X[:100], y[:100]).conformalize(X[100:300], y[100:300])
     lo, hi = m.estimators_[0].predict_interval(X[100:300])
     n = 200
@@ -153,7 +157,10 @@ def test_iid_coverage_at_least_one_minus_alpha(method):
         X, y = _data(rng, n_train + n_cal + n_test)
         for j, fsc in enumerate((True, False)):
             m = ConformalQuantileRegressor(
-                _EmpiricalQuantiles(), alpha=alpha, method=method, finite_sample_correction=fsc
+                estimator=_EmpiricalQuantiles(),
+                alpha=alpha,
+                method=method,
+                finite_sample_correction=fsc,
             )
             m.fit(X[:n_train], y[:n_train]).conformalize(X[n_train:-n_test], y[n_train:-n_test])
             lo, hi = m.predict_interval(X[-n_test:])
@@ -169,7 +176,7 @@ def test_iid_coverage_at_least_one_minus_alpha(method):
 def test_warnings_and_errors_on_bad_input():
     rng = np.random.default_rng(8)
     X, y = _data(rng, 120)
-    m = ConformalQuantileRegressor(_EmpiricalQuantiles(), alpha=0.1).fit(X[:60], y[:60])
+    m = ConformalQuantileRegressor(estimator=_EmpiricalQuantiles(), alpha=0.1).fit(X[:60], y[:60])
     assert min_calibration_size(0.1) == 9
     with pytest.warns(UserWarning, match="unbounded"):
         m.conformalize(X[60:68], y[60:68])
@@ -185,21 +192,25 @@ def test_warnings_and_errors_on_bad_input():
     with pytest.warns(UserWarning, match="too few"):
         split_cqr(_EmpiricalQuantiles(alpha=0.1), X, y, 60, 1, 0.1)
     with pytest.warns(UserWarning, match="alpha/2"):
-        ConformalQuantileRegressor(_EmpiricalQuantiles(), method="asymmetric").fit(
+        ConformalQuantileRegressor(estimator=_EmpiricalQuantiles(), method="asymmetric").fit(
             X[:60], y[:60]
         ).conformalize(X[60:75], y[60:75])
     # conflicting levels
     with pytest.raises(ValueError, match="alpha"):
-        ConformalQuantileRegressor(QuantileGradientBoosting(alpha=0.2), alpha=0.1).fit(X, y)
+        ConformalQuantileRegressor(estimator=QuantileGradientBoosting(alpha=0.2), alpha=0.1).fit(
+            X, y
+        )
     with pytest.raises(ValueError, match="alpha"):
-        ConformalQuantileRegressor(GradientBoostingRegressor(loss="quantile", alpha=0.3)).fit(X, y)
+        ConformalQuantileRegressor(
+            estimator=GradientBoostingRegressor(loss="quantile", alpha=0.3)
+        ).fit(X, y)
     with pytest.raises(ValueError, match="alpha"):
         split_cqr(QuantileGradientBoosting(alpha=0.2), X, y, 60, 30, 0.1)
     with pytest.raises(ValueError, match="alpha"):
-        ConformalQuantileRegressor((QuantileRegressor(), QuantileRegressor())).fit(X, y)
+        ConformalQuantileRegressor(estimator=(QuantileRegressor(), QuantileRegressor())).fit(X, y)
     # not a quantile regressor, bad parameters
     with pytest.raises(ValueError, match="not a quantile regressor"):
-        ConformalQuantileRegressor(GradientBoostingRegressor()).fit(X, y)
+        ConformalQuantileRegressor(estimator=GradientBoostingRegressor()).fit(X, y)
     with pytest.raises(ValueError, match="method"):
         ConformalQuantileRegressor(method="left").fit(X, y)
     for alpha in (0.0, 1.0, -0.5):
@@ -209,8 +220,8 @@ def test_warnings_and_errors_on_bad_input():
     bad = X.copy()
     bad[2, 1] = np.nan
     with pytest.raises(ValueError, match="X contains NaN"):
-        ConformalQuantileRegressor(_EmpiricalQuantiles()).fit(bad, y)
-    m = ConformalQuantileRegressor(_EmpiricalQuantiles()).fit(X[:60], y[:60])
+        ConformalQuantileRegressor(estimator=_EmpiricalQuantiles()).fit(bad, y)
+    m = ConformalQuantileRegressor(estimator=_EmpiricalQuantiles()).fit(X[:60], y[:60])
     with pytest.raises(ValueError, match="y_cal contains NaN"):
         m.conformalize(X[60:], np.where(np.arange(60) == 3, np.nan, y[60:]))
     with pytest.raises(ValueError, match="y_cal"):
@@ -242,13 +253,13 @@ def test_split_cqr_accepts_a_sklearn_quantile_regressor():
     X, y = _data(np.random.default_rng(10), 200)
     base = GradientBoostingRegressor(loss="quantile", n_estimators=10, random_state=0)
     res = split_cqr(base, X, y, 100, 50, 0.2, finite_sample_correction=True)
-    m = ConformalQuantileRegressor(base, alpha=0.2).fit(X[:100], y[:100])
+    m = ConformalQuantileRegressor(estimator=base, alpha=0.2).fit(X[:100], y[:100])
     lo, hi = m.conformalize(X[100:150], y[100:150]).predict_interval(X[150:])
     np.testing.assert_allclose(res.lower, lo) and np.testing.assert_allclose(res.upper, hi)
 
 
 def test_sklearn_compatibility():
-    m = ConformalQuantileRegressor(QuantileGradientBoosting(n_estimators=5), alpha=0.2)
+    m = ConformalQuantileRegressor(estimator=QuantileGradientBoosting(n_estimators=5), alpha=0.2)
     params = m.get_params()
     assert params["alpha"] == 0.2 and params["estimator__n_estimators"] == 5
     c = clone(m)
@@ -273,7 +284,9 @@ def test_same_intervals_as_mapie(method):
     mapie_regression = pytest.importorskip("mapie.regression")
     X, y = _data(np.random.default_rng(12), 400)
     base = GradientBoostingRegressor(loss="quantile", n_estimators=10, random_state=0)
-    ours = ConformalQuantileRegressor(base, alpha=0.2, method=method).fit(X[:200], y[:200])
+    ours = ConformalQuantileRegressor(estimator=base, alpha=0.2, method=method).fit(
+        X[:200], y[:200]
+    )
     lo, hi = ours.conformalize(X[200:300], y[200:300]).predict_interval(X[300:])
     theirs = mapie_regression.ConformalizedQuantileRegressor(base, confidence_level=0.8)
     theirs.fit(X[:200], y[:200]).conformalize(X[200:300], y[200:300])

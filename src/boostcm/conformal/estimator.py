@@ -260,8 +260,10 @@ class ConformalQuantileRegressor(BaseEstimator):
         Number of features seen in `fit`.
     threshold_ : float
         Symmetric method: the threshold q added on both sides. Asymmetric: max(q_lo, q_hi).
-    threshold_lower_, threshold_upper_ : float
-        Amount subtracted from the lower and added to the upper quantile (both q when symmetric).
+    threshold_lower_ : float
+        Amount subtracted from the lower quantile (q when symmetric).
+    threshold_upper_ : float
+        Amount added to the upper quantile (q when symmetric).
     n_calibration_ : int
         Number of calibration points.
     calibration_scores_ : ndarray of shape (n_calibration_,)
@@ -286,7 +288,8 @@ class ConformalQuantileRegressor(BaseEstimator):
     >>> from boostcm.conformal import ConformalQuantileRegressor
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(600, 3)); y = X[:, 0] + rng.normal(size=600)
-    >>> cqr = ConformalQuantileRegressor(GradientBoostingRegressor(loss="quantile"), alpha=0.1)
+    >>> gbr = GradientBoostingRegressor(loss="quantile")
+    >>> cqr = ConformalQuantileRegressor(estimator=gbr, alpha=0.1)
     >>> cqr.fit(X[:300], y[:300]).conformalize(X[300:500], y[300:500])
     ConformalQuantileRegressor(estimator=GradientBoostingRegressor(loss='quantile'))
     >>> lower, upper = cqr.predict_interval(X[500:])
@@ -296,8 +299,8 @@ class ConformalQuantileRegressor(BaseEstimator):
 
     def __init__(
         self,
-        estimator=None,
         *,
+        estimator=None,
         alpha=0.1,
         method="symmetric",
         finite_sample_correction=True,
