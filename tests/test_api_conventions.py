@@ -33,6 +33,7 @@ from boostcm.calibration import (
     WeightedHistogramBinning,
 )
 from boostcm.conformal import (
+    ConformalQuantileRegressor,
     PinballMLP,
     QuantileGradientBoosting,
     QuantileModel,
@@ -86,6 +87,7 @@ ESTIMATORS = {
     QuantileRandomForest: dict(n_estimators=3, random_state=0),
     PinballMLP: dict(hidden=(4, 4), epochs=2, random_state=0),
     QuantileModel: None,
+    ConformalQuantileRegressor: dict(estimator=QuantileGradientBoosting(n_estimators=3)),
     HistogramBinning: dict(n_bins=3, random_state=0),
     WeightedHistogramBinning: dict(n_bins=3, random_state=0),
     FixedWidthBinning: dict(n_bins=3),
@@ -93,7 +95,7 @@ ESTIMATORS = {
     ULSIF: dict(sigmas=[0.5, 1.0], lambdas=[0.1, 1.0], random_state=0),
     Blocker: dict(fields=["fname", "lname", "by"], n_hashes=20, n_train_pairs=200, k=6, L=5),
 }
-REGRESSORS = (QuantileModel,)
+REGRESSORS = (QuantileModel, ConformalQuantileRegressor)
 # fitted on scores in [0, 1] (calibrators, binnings) or on two samples (density ratio)
 SCORE_MODELS = (HistogramBinning, WeightedHistogramBinning, FixedWidthBinning, UniformMassBinning)
 
@@ -122,6 +124,8 @@ def _fit(cls, params):
     if cls is Blocker:  # fitted on records, not on a feature matrix
         records = generate_person_records(80, 0.2, np.random.default_rng(0))
         return est.fit(records, entity_id="entity_id")
+    if cls is ConformalQuantileRegressor:  # fit, then calibrate on other rows
+        return est.fit(X[:30], X[:30, 0] + y[:30]).conformalize(X[30:], X[30:, 0] + y[30:])
     return est.fit(X, X[:, 0] + y) if issubclass(cls, REGRESSORS) else est.fit(X, y)
 
 
@@ -265,6 +269,7 @@ def _fit_with(cls, **params):
 
 
 BETA = np.full(20, 0.1)
+X_ONE, Y_ONE = np.zeros((20, 1)), np.arange(20.0)
 BAD_PARAMETERS = [
     # (call, parameter name in the message, bad value shown in the message)
     (_fit_with(ExactBoostClassifier, metric="f1"), "metric", "'f1'"),
@@ -294,6 +299,14 @@ BAD_PARAMETERS = [
     (_fit_with(QuantileGradientBoosting, max_bins=1), "max_bins", "1"),
     (_fit_with(QuantileRandomForest, max_features=0.0), "max_features", "0.0"),
     (_fit_with(PinballMLP, epochs=0), "epochs", "0"),
+    (_fit_with(ConformalQuantileRegressor, alpha=1.5), "alpha", "1.5"),
+    (_fit_with(ConformalQuantileRegressor, method="left"), "method", "'left'"),
+    (_func("boostcm.conformal.min_calibration_size", 0.0), "alpha", "0.0"),
+    (
+        _func("boostcm.conformal.sliding_window_cqr", X_ONE, Y_ONE, None, 5, 5, 0.1, method="x"),
+        "method",
+        "'x'",
+    ),
     (lambda: _stump(metric="f1"), "metric", "'f1'"),
     (lambda: _stump(precision_bits=0), "precision_bits", "0"),
     (lambda: _stump(margin=float("inf")), "margin", "inf"),

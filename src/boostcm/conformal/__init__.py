@@ -10,9 +10,12 @@ models         make_quantile_model(name in {"boosting", "forest", "network"}, al
 split CP       empirical_quantile (4.1), quantile_rank, calibrate, cqr_scores, split_indices,
                split_cqr(model, X, y, n_train, n_cal, alpha, n_test=None) -> SplitCQRResult
                (lower, upper, threshold, covered, scores_test)
+estimator      ConformalQuantileRegressor(estimator, alpha, method, finite_sample_correction):
+               fit(X, y), conformalize(X_cal, y_cal), predict_interval(X) -> (lower, upper)
 variants       conditional_thresholds / conditional_coverage (sets A), rank_one_out_thresholds,
                rcps_threshold / empirical_risk, sliding_window_cqr (online: refit per block, or
-               every refit_every test times with the calibration window sliding at each; events)
+               every refit_every test times with the calibration window sliding at each; events;
+               method="aci" / "agaci": adaptive conformal inference and its aggregation)
 series         minute_returns (linear returns, discarded weekdays, gaps not bridged),
                returns_design (lagged returns at consecutive minutes), return_events (Table 4.1)
 beta-mixing    two_state_beta, lagged_window_beta (mixing); eps_cal (4.12), eps_test (4.14),
@@ -34,6 +37,7 @@ from .bounds import (
     marginal_coverage_bound,
     sigma_tilde_squared,
 )
+from .estimator import ConformalQuantileRegressor, min_calibration_size
 from .mixing import lagged_window_beta, two_state_beta, two_state_stationary
 from .online import sliding_window_cqr
 from .processes import (
@@ -71,6 +75,8 @@ from .split import (
 )
 
 __all__ = [
+    "ConformalQuantileRegressor",
+    "min_calibration_size",
     "CONVENTIONS",
     "BlockingBound",
     "best_marginal_correction",

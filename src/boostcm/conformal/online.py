@@ -7,6 +7,13 @@ a new model and calibration window at every minute). With ``refit_every=R`` the 
 still slides at every test time while the model is refitted only every R test times (D76), which
 divides the cost by about R; ``events`` adds the conditional thresholds of section 4.1.2
 (Theorem 4.3) on sets of feature vectors.
+
+``method="aci"`` replaces the fixed level of the threshold by adaptive conformal inference (Gibbs
+and Candes 2021, eq. 2): the threshold of test time t is the (1 - alpha_t)-quantile (4.1) of the
+same calibration window, and alpha_{t+1} = alpha_t + gamma (alpha - err_t).
+``method="agaci"`` runs one ACI per learning rate and aggregates their lower and upper bounds by
+exponentially weighted averaging under the pinball loss (a simple version of AgACI, Zaffran et
+al. 2022, section 4; D97).
 """
 
 from __future__ import annotations
@@ -17,16 +24,97 @@ import numpy as np
 import pandas as pd
 
 from boostcm._validation import (
+    check_choice,
     check_finite_1d,
     check_finite_2d,
     check_integer,
     check_probability,
+    check_real,
     check_same_length,
 )
 
-from .split import calibrate, cqr_scores
+from .split import calibrate, cqr_scores, empirical_quantile
 
-__all__ = ["sliding_window_cqr"]
+__all__ = ["AGACI_GAMMAS", "sliding_window_cqr"]
+
+METHODS = ("split", "aci", "agaci")
+#: learning rates of the AgACI experts by default (D97)
+AGACI_GAMMAS = (0.0005, 0.001, 0.005, 0.01, 0.05, 0.1)
+
+
+class _ACI:
+    """Adaptive conformal inference on CQR scores (Gibbs and Candes 2021, eq. 2).
+
+    alpha_t <= 0 gives the whole line (threshold +inf, never an error) and alpha_t >= 1 the empty
+    set (threshold -inf, always an error): the convention under which Proposition 4.1 holds."""
+
+    def __init__(self, alpha: float, gamma: float, fsc: bool):
+        self.alpha, self.gamma, self.fsc = alpha, gamma, fsc
+        self.alpha_t = alpha
+
+    def threshold(self, window) -> float:
+        phi = 1.0 - self.alpha_t
+        if phi >= 1.0:  # alpha_t <= 0, or so small that 1 - alpha_t rounds to 1
+            return np.inf
+        if phi <= 0.0:
+            return -np.inf
+        return empirical_quantile(window, phi, self.fsc)
+
+    def update(self, err: bool) -> None:
+        self.alpha_t += self.gamma * (self.alpha - float(err))
+
+
+def _pinball(y: float, q: np.ndarray, level: float) -> np.ndarray:
+    u = y - q
+    return np.maximum(level * u, (level - 1.0) * u)
+
+
+class _AgACI:
+    """One ACI per learning rate; lower and upper bounds aggregated separately by exponentially
+    weighted averaging (EWA) of the experts' bounds under the pinball loss at alpha/2 and
+    1 - alpha/2, learning rate eta_t = sqrt(8 ln K / t) / B_t with B_t the largest one-step loss
+    seen so far (anytime EWA for losses in [0, B]). An infinite expert bound is replaced, for the
+    average and its loss, by the most extreme finite expert bound on its side at that time; if all
+    are infinite the aggregate is infinite (D97)."""
+
+    def __init__(self, alpha: float, gammas, fsc: bool):
+        self.experts = [_ACI(alpha, g, fsc) for g in gammas]
+        self.levels = (alpha / 2.0, 1.0 - alpha / 2.0)
+        self.loss = np.zeros((2, len(self.experts)))
+        self.scale = np.zeros(2)
+        self.t = np.zeros(2, dtype=np.int64)  # steps with a loss recorded, per side
+
+    @staticmethod
+    def _finite(b: np.ndarray, side: int) -> np.ndarray:
+        ok = np.isfinite(b)
+        if ok.all() or not ok.any():
+            return b
+        return np.where(ok, b, b[ok].min() if side == 0 else b[ok].max())
+
+    def step(self, window, lo: float, hi: float, y: float):
+        qs = np.array([e.threshold(window) for e in self.experts])
+        bounds = [self._finite(lo - qs, 0), self._finite(hi + qs, 1)]
+        out = []
+        K = len(self.experts)
+        for side in (0, 1):
+            b = bounds[side]
+            if not np.isfinite(b).all():
+                out.append(-np.inf if side == 0 else np.inf)
+                continue
+            t = self.t[side]
+            eta = 0.0 if t == 0 else np.sqrt(8.0 * np.log(K) / t) / self.scale[side]
+            w = np.exp(-eta * (self.loss[side] - self.loss[side].min()))
+            out.append(float(np.dot(w, b) / w.sum()))
+        for side in (0, 1):
+            b = bounds[side]
+            if np.isfinite(b).all():
+                step_loss = _pinball(y, b, self.levels[side])
+                self.loss[side] += step_loss
+                self.scale[side] = max(self.scale[side], float(step_loss.max()), 1e-300)
+                self.t[side] += 1
+        for e, q in zip(self.experts, qs):
+            e.update(not (lo - q <= y <= hi + q))
+        return out[0], out[1]
 
 
 def sliding_window_cqr(
@@ -42,6 +130,9 @@ def sliding_window_cqr(
     finite_sample_correction: bool = False,
     refit_every: int | None = None,
     events: Callable[[np.ndarray, np.ndarray], pd.DataFrame] | None = None,
+    method: str = "split",
+    gamma: float = 0.005,
+    gammas=AGACI_GAMMAS,
 ) -> pd.DataFrame:
     """Online split CQR: refit and recalibrate on sliding windows before each test time.
 
@@ -87,6 +178,19 @@ def sliding_window_cqr(
         feature vectors (it may depend on the training window, e.g. a threshold). Each test
         time then also gets, per set, the conditional threshold q(A) calibrated on the
         calibration points in A (section 4.1.2; +inf when there is none).
+    method : {"split", "aci", "agaci"}, default="split"
+        "split": the threshold is the (1 - alpha)-quantile of the calibration window (the
+        thesis's protocol). "aci": adaptive conformal inference (Gibbs and Candes 2021, eq. 2):
+        the (1 - alpha_t)-quantile of the same window, alpha_1 = alpha and
+        alpha_{t+1} = alpha_t + gamma (alpha - err_t), err_t = 1[y_t outside its interval]
+        (alpha_t <= 0: the whole line; alpha_t >= 1: the empty set). "agaci": one ACI per value
+        of `gammas`, lower and upper bounds aggregated by exponentially weighted averaging under
+        the pinball loss (D97). ACI and AgACI carry their state from test time to test time in
+        order, so a series cut with `start`/`stop` restarts them at alpha.
+    gamma : float, default=0.005
+        ACI's learning rate (> 0, or 0 for the fixed level); Gibbs and Candes's value.
+    gammas : sequence of float, default=AGACI_GAMMAS
+        AgACI's learning rates (at least 2, each >= 0).
 
     Returns
     -------
@@ -107,6 +211,10 @@ def sliding_window_cqr(
     ----------
     .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
        PhD thesis, IMPA, 2022, section 4.4 (Example 3) and section 4.1.2 (Theorem 4.3).
+    .. [2] I. Gibbs and E. Candes, "Adaptive Conformal Inference Under Distribution Shift",
+       NeurIPS 2021 (section 2, eq. 2; Proposition 4.1).
+    .. [3] M. Zaffran, O. Feron, Y. Goude, J. Josse and A. Dieuleveut, "Adaptive Conformal
+       Predictions for Time Series", ICML 2022 (section 4, AgACI).
 
     Examples
     --------
@@ -129,8 +237,26 @@ def sliding_window_cqr(
     ([300, 340, 380], True)
     >>> bool((out["n_cal_up"] > 0).all())
     True
+
+    Adaptive conformal inference on the same windows; its long-run miscoverage is within
+    (max(alpha, 1 - alpha) + gamma) / (gamma T) of alpha whatever the data (Proposition 4.1):
+
+    >>> out = sliding_window_cqr(X, y, factory, n_train=200, n_cal=100, alpha=0.2,
+    ...                          refit_every=40, method="aci", gamma=0.05)
+    >>> err = 1 - out["covered"].mean()
+    >>> bool(abs(err - 0.2) <= (0.8 + 0.05) / (0.05 * len(out)))
+    True
     """
     alpha = check_probability(alpha)
+    check_choice(method, METHODS, "method")
+    rule = None
+    if method == "aci":
+        rule = _ACI(alpha, check_real(gamma, "gamma", low=0.0), finite_sample_correction)
+    elif method == "agaci":
+        gs = np.asarray(gammas, dtype=np.float64).reshape(-1)
+        if gs.shape[0] < 2 or not np.all(np.isfinite(gs)) or np.any(gs < 0):
+            raise ValueError(f"gammas must hold at least 2 finite values >= 0, got {gammas!r}")
+        rule = _AgACI(alpha, gs.tolist(), finite_sample_correction)
     X = check_finite_2d(X, "X")
     y = check_finite_1d(y, "y")
     n = y.shape[0]
@@ -168,7 +294,9 @@ def sliding_window_cqr(
             lo_t, hi_t = max(t0, start), min(t0 + refit_every, stop)
             blocks.append((k, t0, lo_t, hi_t, 1))
     parts = [
-        _block(X, y, model_factory, n_train, n_cal, alpha, finite_sample_correction, events, *b)
+        _block(
+            X, y, model_factory, n_train, n_cal, alpha, finite_sample_correction, events, rule, *b
+        )
         for b in blocks
     ]
     out = pd.concat(parts, ignore_index=True)
@@ -177,9 +305,10 @@ def sliding_window_cqr(
     return out
 
 
-def _block(X, y, factory, n_train, n_cal, alpha, fsc, events, window, t0, b0, b1, cal_step):
+def _block(X, y, factory, n_train, n_cal, alpha, fsc, events, rule, window, t0, b0, b1, cal_step):
     """Intervals of test indices [b0, b1) with the model fitted at t0 (training window
-    [t0 - n_cal - n_train, t0 - n_cal)), recalibrated every `cal_step` test indices."""
+    [t0 - n_cal - n_train, t0 - n_cal)), recalibrated every `cal_step` test indices; `rule`
+    (ACI / AgACI state, None for the fixed level) sets the thresholds in time order."""
     train = slice(t0 - n_cal - n_train, t0 - n_cal)
     model = factory(window)
     model.fit(X[train], y[train])
@@ -196,27 +325,44 @@ def _block(X, y, factory, n_train, n_cal, alpha, fsc, events, window, t0, b0, b1
     thresholds = np.empty(tests.shape[0])
     cond = np.empty((tests.shape[0], 0 if member is None else member.shape[1]))
     n_in = np.zeros(cond.shape, dtype=np.int64)
+    lo, hi = lo_all[n_cal:], hi_all[n_cal:]
+    lower, upper = np.empty(tests.shape[0]), np.empty(tests.shape[0])
+    alpha_t = np.empty(tests.shape[0])
     for c in range(b0, b1, cal_step):
         cal = slice(c - b0, c - b0 + n_cal)  # [c - n_cal, c) in block coordinates
         rows = slice(c - b0, min(c + cal_step, b1) - b0)
-        thresholds[rows] = calibrate(scores[cal], alpha, fsc)
+        if rule is None:
+            thresholds[rows] = calibrate(scores[cal], alpha, fsc)
+            lower[rows], upper[rows] = lo[rows] - thresholds[rows], hi[rows] + thresholds[rows]
+        else:
+            for r in range(rows.start, rows.stop):
+                y_r = y[b0 + r]
+                if isinstance(rule, _ACI):
+                    alpha_t[r] = rule.alpha_t
+                    q = thresholds[r] = rule.threshold(scores[cal])
+                    lower[r], upper[r] = lo[r] - q, hi[r] + q
+                    rule.update(not (lower[r] <= y_r <= upper[r]))  # err_t as `covered` counts it
+                else:
+                    thresholds[r] = np.nan
+                    lower[r], upper[r] = rule.step(scores[cal], lo[r], hi[r], y_r)
         if member is not None:
             for j in range(member.shape[1]):
                 s_in = scores[cal][member[cal, j]]
                 n_in[rows, j] = s_in.shape[0]
                 cond[rows, j] = calibrate(s_in, alpha, fsc) if s_in.shape[0] else np.inf
-    lo, hi = lo_all[n_cal:], hi_all[n_cal:]
     out = pd.DataFrame(
         {
             "index": tests,
-            "lower": lo - thresholds,
-            "upper": hi + thresholds,
+            "lower": lower,
+            "upper": upper,
             "y": y[b0:b1],
             "threshold": thresholds,
             "window": window,
             "fitted_at": t0,
         }
     )
+    if isinstance(rule, _ACI):
+        out["alpha_t"] = alpha_t
     if member is not None:
         yt = y[b0:b1]
         for j, name in enumerate(names):

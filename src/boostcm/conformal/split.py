@@ -331,16 +331,20 @@ def split_cqr(
 
     Parameters
     ----------
-    model : QuantileModel
-        Unfitted quantile model (see `make_quantile_model`); it is fitted in place.
+    model : QuantileModel or scikit-learn quantile regressor
+        Unfitted quantile model (see `make_quantile_model`), fitted in place; its ``alpha``
+        must equal `alpha` (else ValueError). Anything `ConformalQuantileRegressor` accepts
+        (a scikit-learn regressor with a quantile loss, a pair of regressors, a model with
+        ``predict_quantiles``) works too, through copies.
     X : array-like of shape (n, n_features)
         Features in time order; finite.
     y : array-like of shape (n,)
-        Targets; finite.
+        Targets; finite (the test rows may hold anything, e.g. NaN, when `y_test_known` is
+        False).
     n_train : int
         Training rows; >= 1.
     n_cal : int
-        Calibration rows; >= 1.
+        Calibration rows; >= 1 (fewer than `min_calibration_size` warns).
     alpha : float
         Miscoverage level in (0, 1).
     n_test : int or None, default=None
@@ -358,7 +362,13 @@ def split_cqr(
     Raises
     ------
     ValueError
-        If the data are not finite, the shapes disagree or the split does not fit.
+        If the data are not finite, the shapes disagree, the split does not fit or the model's
+        alpha differs from `alpha`.
+
+    Warns
+    -----
+    UserWarning
+        If n_cal is too small for alpha (see `min_calibration_size`).
 
     References
     ----------
@@ -377,11 +387,23 @@ def split_cqr(
     >>> res.lower.shape, bool(0.8 < res.covered.mean() <= 1.0)
     ((197,), True)
     """
+    from .estimator import _IntervalAdapter, _warn_small_calibration
+
     alpha = check_probability(alpha)
     X = check_finite_2d(X, "X")
-    y = check_finite_1d(y, "y")
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
     check_same_length(X, y, "X", "y")
     i_tr, i_cal, i_te = split_indices(y.shape[0], n_train, n_cal, n_test)
+    # the test targets are only read (and so only checked) when they are known
+    y_used = y[: i_te[-1] + 1] if y_test_known else y[: i_cal[-1] + 1]
+    check_finite_1d(y_used, "y" if y_test_known else "y (training and calibration rows)")
+    _warn_small_calibration(n_cal, alpha, finite_sample_correction, "split_cqr")
+    # one of our models is fitted in place; anything else goes through the estimator's adapter
+    # (a scikit-learn quantile regressor, a pair, predict_quantiles), which also rejects a
+    # model whose own alpha differs from `alpha`
+    model = _IntervalAdapter(model, alpha, copy=False)
     model.fit(X[i_tr], y[i_tr])
     lo_c, hi_c = model.predict_interval(X[i_cal])
     q = calibrate(cqr_scores(y[i_cal], lo_c, hi_c), alpha, finite_sample_correction)
