@@ -12,7 +12,9 @@ of the library measured in the same run: the "old" one is the `src` tree of a gi
   dataset read from a ``.npz`` file (so the data's own loader costs nothing), with the numba
   cache already filled by an untimed run of the same version: wall seconds of the whole process,
   of the import and of the fit, and the process's peak resident memory (``ru_maxrss``);
-* ``cold``: the same with an empty numba cache (everything compiled), fewer repetitions.
+* ``cold``: the same with an empty numba cache (everything compiled), fewer repetitions;
+* ``wide``: peak memory of a fit on wider data (``make_classification``, 20 000 x 200, 24 MiB;
+  E = 4, T = 10), where the fit's own arrays, not the libraries, set the peak.
 
 Each version has its own numba cache (``NUMBA_CACHE_DIR``) and bytecode cache
 (``PYTHONPYCACHEPREFIX``) in the temporary folder, so no run writes into a source tree. The
@@ -107,7 +109,9 @@ def _datasets(folder: Path) -> list[Path]:
     np.savez(folder / "make_classification.npz", X=X, y=y)
     bc = load_breast_cancer()
     np.savez(folder / "breast_cancer.npz", X=bc.data, y=bc.target)
-    return [folder / "make_classification.npz", folder / "breast_cancer.npz"]
+    X, y = make_classification(n_samples=20_000, n_features=200, random_state=0)
+    np.savez(folder / "wide.npz", X=X, y=y)
+    return [folder / "make_classification.npz", folder / "breast_cancer.npz", folder / "wide.npz"]
 
 
 def _export(rev: str, folder: Path) -> Path:
@@ -142,7 +146,7 @@ def main(argv: list[str] | None = None) -> None:
             _run([sys.executable, "-c", FIRST_FIT, str(data[0])], env)
         if args.check:
             hashes = {
-                v: json.loads(_run([sys.executable, "-c", CHECK, *map(str, data)], env)[1])
+                v: json.loads(_run([sys.executable, "-c", CHECK, *map(str, data[:2])], env)[1])
                 for v, env in envs.items()
             }
             same = hashes["old"] == hashes["new"]
@@ -158,7 +162,8 @@ def main(argv: list[str] | None = None) -> None:
                 return
             if measure == "cold":
                 env = dict(env, NUMBA_CACHE_DIR=str(tmp / version / f"cold{rep}"))
-            wall, line = _run([sys.executable, "-c", FIRST_FIT, str(data[0])], env)
+            path = data[2] if measure == "wide" else data[0]
+            wall, line = _run([sys.executable, "-c", FIRST_FIT, str(path)], env)
             rows.append(
                 {
                     "version": version,
@@ -171,7 +176,7 @@ def main(argv: list[str] | None = None) -> None:
 
         order = ["old", "new"]
         for rep in range(args.repeats):
-            for measure in ("import", "first-fit"):
+            for measure in ("import", "first-fit", "wide"):
                 for v in order if rep % 2 == 0 else order[::-1]:
                     one(v, measure, rep)
             print(f"repeat {rep + 1}/{args.repeats} done", file=sys.stderr)
@@ -205,7 +210,7 @@ def main(argv: list[str] | None = None) -> None:
             writer.writerow({"new_rev": rev, "old_rev": args.old_rev, **row})
 
     print(f"{'measure':<10} {'quantity':<10} {'old':>8} {'new':>8} {'new/old':>8}")
-    for measure in ("import", "first-fit", "cold"):
+    for measure in ("import", "first-fit", "cold", "wide"):
         for q in ("wall_s", "import_s", "fit_s", "peak_mib"):
             med = {}
             for v in ("old", "new"):
