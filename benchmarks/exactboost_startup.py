@@ -13,7 +13,7 @@ of the library measured in the same run: the "old" one is the `src` tree of a gi
   cache already filled by an untimed run of the same version: wall seconds of the whole process,
   of the import and of the fit, and the process's peak resident memory (``ru_maxrss``);
 * ``cold``: the same with an empty numba cache (everything compiled), fewer repetitions;
-* ``wide``: peak memory of a fit on wider data (``make_classification``, 20 000 x 200, 24 MiB;
+* ``wide``: peak memory of a fit on wider data (``make_classification``, 5 000 x 500, 19 MiB;
   E = 4, T = 10), where the fit's own arrays, not the libraries, set the peak.
 
 Each version has its own numba cache (``NUMBA_CACHE_DIR``) and bytecode cache
@@ -109,7 +109,7 @@ def _datasets(folder: Path) -> list[Path]:
     np.savez(folder / "make_classification.npz", X=X, y=y)
     bc = load_breast_cancer()
     np.savez(folder / "breast_cancer.npz", X=bc.data, y=bc.target)
-    X, y = make_classification(n_samples=20_000, n_features=200, random_state=0)
+    X, y = make_classification(n_samples=5_000, n_features=500, random_state=0)
     np.savez(folder / "wide.npz", X=X, y=y)
     return [folder / "make_classification.npz", folder / "breast_cancer.npz", folder / "wide.npz"]
 
