@@ -12,8 +12,9 @@ of the library measured in the same run: the "old" one is the `src` tree of a gi
   dataset read from a ``.npz`` file (so the data's own loader costs nothing), with the numba
   cache already filled by an untimed run of the same version: wall seconds of the whole process,
   of the import and of the fit, and the process's peak resident memory (``ru_maxrss``);
-* ``cold``: the same with an empty numba cache (everything compiled), fewer repetitions;
-* ``wide``: peak memory of a fit on wider data (``make_classification``, 5 000 x 500, 19 MiB;
+* ``cold``: the same with an empty numba cache (everything compiled), fewer repetitions; the
+  first of them fills the cache of the warm runs;
+* ``wide`` (with ``--wide``): peak memory of a fit on wider data (``make_classification``, 5 000 x 500, 19 MiB;
   E = 4, T = 10), where the fit's own arrays, not the libraries, set the peak.
 
 Each version has its own numba cache (``NUMBA_CACHE_DIR``) and bytecode cache
@@ -129,6 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--old-rev", default="main", help="git revision of the baseline")
     parser.add_argument("--repeats", type=int, default=7, help="warm runs per version and measure")
     parser.add_argument("--cold-repeats", type=int, default=1, help="empty-cache runs per version")
+    parser.add_argument("--wide", action="store_true", help="also the wide-data memory fit")
     parser.add_argument("--check", action="store_true", help="check bit-identical predictions")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "benchmarks/results/exactboost_startup.csv"
@@ -142,17 +144,6 @@ def main(argv: list[str] | None = None) -> None:
         (tmp / "old").mkdir()
         versions = {"old": _export(args.old_rev, tmp / "old"), "new": ROOT / "src"}
         envs = {v: _env(src, tmp / v, tmp / v / "numba") for v, src in versions.items()}
-        for env in envs.values():  # fill the numba and bytecode caches, untimed
-            _run([sys.executable, "-c", FIRST_FIT, str(data[0])], env)
-        if args.check:
-            hashes = {
-                v: json.loads(_run([sys.executable, "-c", CHECK, *map(str, data[:2])], env)[1])
-                for v, env in envs.items()
-            }
-            same = hashes["old"] == hashes["new"]
-            print("bit-identical decision_function:", same, hashes["new"])
-            if not same:
-                raise SystemExit(f"predictions differ: {hashes}")
 
         def one(version, measure, rep):
             env = envs[version]
@@ -175,12 +166,28 @@ def main(argv: list[str] | None = None) -> None:
             )
 
         order = ["old", "new"]
+        # the first empty-cache run of each version fills its numba and bytecode caches
+        for v in order:
+            wall, line = _run([sys.executable, "-c", FIRST_FIT, str(data[0])], envs[v])
+            rows.append(
+                {"version": v, "measure": "cold", "repeat": 0, "wall_s": wall, **json.loads(line)}
+            )
+        if args.check:
+            hashes = {
+                v: json.loads(_run([sys.executable, "-c", CHECK, *map(str, data[:2])], env)[1])
+                for v, env in envs.items()
+            }
+            same = hashes["old"] == hashes["new"]
+            print("bit-identical decision_function:", same, hashes["new"])
+            if not same:
+                raise SystemExit(f"predictions differ: {hashes}")
+        measures = ("import", "first-fit", "wide") if args.wide else ("import", "first-fit")
         for rep in range(args.repeats):
-            for measure in ("import", "first-fit", "wide"):
+            for measure in measures:
                 for v in order if rep % 2 == 0 else order[::-1]:
                     one(v, measure, rep)
             print(f"repeat {rep + 1}/{args.repeats} done", file=sys.stderr)
-        for rep in range(args.cold_repeats):
+        for rep in range(1, args.cold_repeats):
             for v in order if rep % 2 == 0 else order[::-1]:
                 one(v, "cold", rep)
 
