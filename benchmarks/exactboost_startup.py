@@ -14,8 +14,9 @@ of the library measured in the same run: the "old" one is the `src` tree of a gi
   of the import and of the fit, and the process's peak resident memory (``ru_maxrss``);
 * ``cold``: the same with an empty numba cache (everything compiled), fewer repetitions; the
   first of them fills the cache of the warm runs;
-* ``wide`` (with ``--wide``): peak memory of a fit on wider data (``make_classification``, 5 000 x 500, 19 MiB;
-  E = 4, T = 10), where the fit's own arrays, not the libraries, set the peak.
+* ``wide`` (with ``--wide``): the peak of the arrays a fit allocates (``tracemalloc``: numpy and
+  numba arrays, not the libraries) on wider data (``make_classification``, 5 000 x 500, 19 MiB;
+  E = 2, T = 2), after a warm-up fit in the same process; reported as ``peak_mib``.
 
 Each version has its own numba cache (``NUMBA_CACHE_DIR``) and bytecode cache
 (``PYTHONPYCACHEPREFIX``) in the temporary folder, so no run writes into a source tree. The
@@ -64,6 +65,19 @@ print(json.dumps({
     "sklearn": "sklearn" in sys.modules, "pandas": "pandas" in sys.modules,
     "scipy": "scipy" in sys.modules,
 }))
+"""
+
+# argv: data.npz. Prints one JSON line: peak MiB of the arrays one fit allocates.
+WIDE = r"""
+import json, sys, tracemalloc
+import numpy as np
+from boostcm.exactboost import ExactBoostClassifier
+d = np.load(sys.argv[1])
+X, y = d["X"], d["y"]
+ExactBoostClassifier(n_estimators=1, n_rounds=1, random_state=0).fit(X[:50], y[:50])
+tracemalloc.start()
+ExactBoostClassifier(n_estimators=2, n_rounds=2, random_state=0).fit(X, y)
+print(json.dumps({"peak_mib": tracemalloc.get_traced_memory()[1] / 2**20}))
 """
 
 # argv: data.npz ... Prints one JSON line: per dataset and metric, the decision_function bytes'
@@ -153,8 +167,10 @@ def main(argv: list[str] | None = None) -> None:
                 return
             if measure == "cold":
                 env = dict(env, NUMBA_CACHE_DIR=str(tmp / version / f"cold{rep}"))
-            path = data[2] if measure == "wide" else data[0]
-            wall, line = _run([sys.executable, "-c", FIRST_FIT, str(path)], env)
+            if measure == "wide":
+                wall, line = _run([sys.executable, "-c", WIDE, str(data[2])], env)
+            else:
+                wall, line = _run([sys.executable, "-c", FIRST_FIT, str(data[0])], env)
             rows.append(
                 {
                     "version": version,
