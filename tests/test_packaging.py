@@ -98,6 +98,48 @@ def test_methods_import_and_run_with_core_dependencies_only():
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
 
 
+LAZY_IMPORTS = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+
+    def loaded(*names):
+        return [n for n in names if n in sys.modules]
+
+    import boostcm.exactboost
+    heavy = ("numba", "sklearn", "scipy", "pandas", "joblib")
+    assert not loaded(*heavy), loaded(*heavy)
+    assert sorted(dir(boostcm.exactboost)) == sorted(set(dir(boostcm.exactboost)))
+    assert set(boostcm.exactboost.__all__) <= set(dir(boostcm.exactboost))
+    from boostcm.exactboost import fit_stump
+    from boostcm.metrics import auc_loss
+    x = np.arange(10.0)
+    y = (x > 4).astype(int)
+    assert fit_stump(x, y, np.zeros(10), metric="auc", margin=0.05).loss >= auc_loss(x, y)
+    assert not loaded("sklearn", "pandas"), loaded("sklearn", "pandas")
+    from boostcm.exactboost import ExactBoostClassifier
+    from sklearn.base import BaseEstimator
+    assert issubclass(ExactBoostClassifier, BaseEstimator)
+    try:
+        boostcm.exactboost.no_such_name
+    except AttributeError as exc:
+        assert "no_such_name" in str(exc)
+    else:
+        raise AssertionError("an unknown name did not raise AttributeError")
+    print("ok")
+    """
+)
+
+
+def test_exactboost_import_loads_heavy_modules_on_first_use():
+    """Importing the package loads neither numba nor scikit-learn (D110); the stump search and
+    the losses run without scikit-learn and pandas; the estimator is a scikit-learn estimator."""
+    proc = subprocess.run(
+        [sys.executable, "-c", LAZY_IMPORTS], capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
+
+
 def test_wheel_ships_the_catalog(repo, tmp_path):
     pytest.importorskip("setuptools")
     project = tmp_path / "project"  # a copy, so the build leaves nothing in the work tree

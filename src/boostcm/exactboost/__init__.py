@@ -3,9 +3,36 @@
 ``fit_stump`` solves one round's stump problem (2.4) by interval arithmetic (greedy as the paper, or
 exact branch-and-bound); ``ExactBoostClassifier`` is Algorithm 2 as a scikit-learn estimator.
 Decisions on the documents' ambiguities: docs/decisions.md, D4-D16.
+
+The public names are loaded on first access (PEP 562, docs/decisions.md, D110): importing the
+package costs neither numba nor scikit-learn, ``fit_stump`` loads numba only, and
+``ExactBoostClassifier`` also scikit-learn, which its base classes need.
 """
 
-from .classifier import ExactBoostClassifier
-from .stump import Stump, fit_stump
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 __all__ = ["ExactBoostClassifier", "Stump", "fit_stump"]
+
+# public name -> submodule defining it
+_EXPORTS = {"ExactBoostClassifier": "classifier", "Stump": "stump", "fit_stump": "stump"}
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .classifier import ExactBoostClassifier
+    from .stump import Stump, fit_stump
+
+
+def __getattr__(name: str):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

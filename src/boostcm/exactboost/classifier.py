@@ -337,7 +337,9 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         )
         self.k_train_ = k_full if mid == PAK else None
         self.n_features_in_ = p
-        raw = self._raw_scores(X, s0 if not random_init else np.full(n, 0.5))
+        # the fitted runs score the training rows from the transposed copy the runs used: a
+        # second copy would double the data's share of the fit's peak memory
+        raw = self._raw_scores(Xt, s0 if not random_init else np.full(n, 0.5))
         # predict() labels the top (positive rate) share of training scores as positive
         self.threshold_ = float(np.quantile(raw, 1.0 - n1 / n)) if 0 < n1 < n else 0.5
         return self
@@ -374,7 +376,8 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         return out
 
     # -- prediction -------------------------------------------------------------------------
-    def _raw_scores(self, X, s_init):
+    def _raw_scores(self, Xt, s_init):
+        """Mean score over the runs; `Xt` is the data transposed, C-contiguous (p, n)."""
         stumps = Stumps(
             self.stump_feature_,
             self.stump_threshold_,
@@ -383,7 +386,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             self.stump_shift_,
             self.stump_scale_,
         )
-        return predict_runs(np.ascontiguousarray(X.T), s_init, stumps)
+        return predict_runs(Xt, s_init, stumps)
 
     def _initial(self, n, init_score):
         if self.init_shift_ is not None:
@@ -415,7 +418,8 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "stump_feature_")
         X = validate_data(self, X, reset=False, ensure_all_finite=False, dtype=np.float64)
         X = check_finite_2d(X)
-        return self._raw_scores(X, self._initial(X.shape[0], init_score)) - self.threshold_
+        s_init = self._initial(X.shape[0], init_score)
+        return self._raw_scores(np.ascontiguousarray(X.T), s_init) - self.threshold_
 
     def predict(self, X, init_score=None):
         """Class labels: the positive class where `decision_function` > 0.
