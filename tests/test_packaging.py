@@ -132,7 +132,7 @@ LAZY_IMPORTS = textwrap.dedent(
 
 
 def test_exactboost_import_loads_heavy_modules_on_first_use():
-    """Importing the package loads neither numba nor scikit-learn (D110); the stump search and
+    """Importing the package loads neither numba nor scikit-learn (D105); the stump search and
     the losses run without scikit-learn and pandas; the estimator is a scikit-learn estimator."""
     proc = subprocess.run(
         [sys.executable, "-c", LAZY_IMPORTS], capture_output=True, text=True, timeout=600

@@ -4,7 +4,7 @@
 exact branch-and-bound); ``ExactBoostClassifier`` is Algorithm 2 as a scikit-learn estimator.
 Decisions on the documents' ambiguities: docs/decisions.md, D4-D16.
 
-The public names are loaded on first access (PEP 562, docs/decisions.md, D110): importing the
+The public names are loaded on first access (PEP 562, docs/decisions.md, D105): importing the
 package costs neither numba nor scikit-learn, ``fit_stump`` loads numba only, and
 ``ExactBoostClassifier`` also scikit-learn, which its base classes need.
 """

@@ -6,7 +6,7 @@ pairs drawn from labelled records; "minhash-banding" is plain LSH banding (b ban
 signatures) and needs no labels. A record's key in every table is a function of the record and the
 fitted state alone, so records hashed at different times, or in two tables, are comparable.
 Candidates are pairs sharing a key in at least one table, found by sorting each table's keys
-(never by enumerating all pairs) and deduplicated across tables. Decisions D120-D123
+(never by enumerating all pairs) and deduplicated across tables. Decisions D100-D103
 (docs/decisions.md).
 """
 
@@ -95,7 +95,7 @@ class Blocker(_Params):
     fields : list of str
         Columns joined into the hashed record string, in order (see `record_strings`).
         Required: no column is included silently, so an id column cannot leak into the
-        hashes (D120).
+        hashes (D100).
     method : {"learned", "minhash-banding"}, default="learned"
         "learned": train Algorithm 4 on pairs of labelled records and draw L tables of k
         stump bits (Algorithm 5); needs `entity_id` in `fit`. "minhash-banding": plain LSH,
@@ -113,7 +113,7 @@ class Blocker(_Params):
     L : int, default=110
         Hash tables ("learned" only).
     bands : int, default=20
-        Bands b ("minhash-banding" only); ``bands * rows <= n_hashes`` (D122).
+        Bands b ("minhash-banding" only); ``bands * rows <= n_hashes`` (D102).
     rows : int, default=5
         Signature rows r per band ("minhash-banding" only).
     random_state : int, numpy.random.Generator or None, default=None
@@ -294,7 +294,7 @@ class Blocker(_Params):
             Two levels of index labels, sorted by position; deduplication gives each
             unordered pair once, the record earlier in `df_a` first. Level names: the two index
             names (suffixed "_1", "_2" when equal), "first" / "second" for an unnamed index
-            (D121).
+            (D101).
         """
         self._check_fitted()
         df_a = _check_records(df_a, "df_a", index=True)
