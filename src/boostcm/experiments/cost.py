@@ -369,27 +369,32 @@ def target_of(job: Job) -> str | None:
     return None
 
 
-def _ancestors(jobs: Sequence[Job]) -> dict:
+def _dependency_order(jobs: Sequence[Job]) -> list[Job]:
+    """The jobs ordered so that every job comes after the jobs it depends on.
+
+    Iterative depth-first post-order, so a long chain of jobs cannot hit the recursion limit.
+    """
     by_id = {j.jobid: j for j in jobs}
-    memo: dict[int, frozenset] = {}
+    seen: set[int] = set()
+    order: list[Job] = []
     for start in by_id:
-        if start in memo:
-            continue
-        # iterative post-order, so a long chain of jobs cannot hit the recursion limit
         stack = [(start, False)]
         while stack:
             jid, done = stack.pop()
-            if jid in memo:
-                continue
-            deps = by_id[jid].deps
             if done:
-                acc = {jid}
-                for d in deps:
-                    acc |= memo[d]
-                memo[jid] = frozenset(acc)
-            else:
+                order.append(by_id[jid])
+            elif jid not in seen:
+                seen.add(jid)
                 stack.append((jid, True))
-                stack.extend((d, False) for d in deps if d not in memo)
+                stack.extend((d, False) for d in by_id[jid].deps if d not in seen)
+    return order
+
+
+def _ancestors(jobs: Sequence[Job]) -> dict:
+    """Per job id, the ids of the job and of every job it needs, directly or not."""
+    memo: dict[int, frozenset] = {}
+    for job in _dependency_order(jobs):
+        memo[job.jobid] = frozenset({job.jobid}).union(*(memo[d] for d in job.deps))
     return memo
 
 
@@ -423,20 +428,9 @@ def by_target(jobs: Sequence[Job], costs: pd.DataFrame) -> pd.DataFrame:
 def critical_path_seconds(jobs: Sequence[Job], costs: pd.DataFrame) -> float:
     """Length of the longest chain of dependent jobs, a job lasting CPU seconds / threads."""
     duration = dict(zip(costs["jobid"], costs["cpu_s"] / costs["threads"].clip(lower=1)))
-    by_id = {j.jobid: j for j in jobs}
     finish: dict[int, float] = {}
-    for start in by_id:
-        stack = [(start, False)]
-        while stack:
-            jid, done = stack.pop()
-            if jid in finish:
-                continue
-            deps = by_id[jid].deps
-            if done:
-                finish[jid] = duration[jid] + max((finish[d] for d in deps), default=0.0)
-            else:
-                stack.append((jid, True))
-                stack.extend((d, False) for d in deps if d not in finish)
+    for job in _dependency_order(jobs):
+        finish[job.jobid] = duration[job.jobid] + max((finish[d] for d in job.deps), default=0.0)
     return max(finish.values(), default=0.0)
 
 
