@@ -281,3 +281,29 @@ def test_tlsh_bisection_matches_one_at_a_time_cut(people):
     expected = np.asarray(dendrogram.as_clustering(count).membership)
     assert count > dendrogram.optimal_count  # the limit is binding in this example
     assert np.array_equal(labels, expected)
+
+
+def test_positive_share_default_stream_and_natural_rate():
+    """positive_share=0.5 is the Assumption 3.2 stream unchanged; "natural" draws uniform pairs."""
+    ent = np.repeat(np.arange(40), 3)  # 120 records, 120 matching pairs of 7140
+    a0, b0, y0 = sample_training_pairs(ent, 500, np.random.default_rng(3))
+    a1, b1, y1 = sample_training_pairs(ent, 500, np.random.default_rng(3), positive_share=0.5)
+    assert (a0 == a1).all() and (b0 == b1).all() and (y0 == y1).all()
+    _, _, y = sample_training_pairs(ent, 20000, np.random.default_rng(4), positive_share="natural")
+    share = 120 / 7140
+    assert abs((y == 1).mean() - share) < 4 * np.sqrt(share * (1 - share) / 20000)
+    with pytest.raises(ValueError):
+        sample_training_pairs(ent, 10, 0, positive_share="half")
+
+
+def test_protocol_indices():
+    from boostcm.experiments.hashing import protocol_indices
+
+    tr, ev = np.array([0, 2]), np.array([1, 3])
+    assert protocol_indices(tr, ev, 4, "split") == (tr, ev)
+    a, b = protocol_indices(tr, ev, 4, "all")
+    assert a.tolist() == b.tolist() == [0, 1, 2, 3]
+    a, b = protocol_indices(tr, ev, 4, "all-heldout")
+    assert a.tolist() == [0, 1, 2, 3] and b is ev
+    with pytest.raises(ValueError):
+        protocol_indices(tr, ev, 4, "none")

@@ -29,6 +29,22 @@ from ..hashing.vectorize import minhash_signatures, record_strings
 log = logging.getLogger(__name__)
 
 METHODS = ("ours", "tlsh", "klsh")
+# settings["protocol"] (default "split"): which records train ours and which are evaluated.
+# "split": train on one entity half, evaluate on the other (the workflow, D29); "all": train and
+# evaluate on all records; "all-heldout": train on all records, evaluate on the held-out half.
+PROTOCOLS = ("split", "all", "all-heldout")
+
+
+def protocol_indices(train_idx, eval_idx, n: int, protocol: str):
+    """(training, evaluation) record indices of one seed under a protocol (see PROTOCOLS)."""
+    if protocol == "split":
+        return train_idx, eval_idx
+    every = np.arange(n, dtype=np.int64)
+    if protocol == "all":
+        return every, every
+    if protocol == "all-heldout":
+        return every, eval_idx
+    raise ValueError(f"unknown protocol {protocol!r}; expected one of {PROTOCOLS}")
 
 
 def run_job(
@@ -52,6 +68,9 @@ def run_job(
     for seed in seeds:
         split_rng = derive_rng(global_seed, dataset, "split", seed)
         train_idx, eval_idx = split_by_entity(entity, settings["train_fraction"], split_rng)
+        train_idx, eval_idx = protocol_indices(
+            train_idx, eval_idx, len(entity), settings.get("protocol", "split")
+        )
         base = {"dataset": dataset, "method": method, "shingle": int(shingle), "seed": seed}
         t0 = time.perf_counter()
         if method in ("ours", "tlsh"):
@@ -103,7 +122,12 @@ def _run_ours(X, entity, train_idx, eval_idx, settings, base, global_seed):
     Ls = sorted(int(v) for v in settings["L"])
     for T in settings["T"]:
         pair_rng = derive_rng(global_seed, base["dataset"], "pairs", base["seed"])
-        a, b, y = sample_training_pairs(entity[train_idx], settings["n_train_pairs"], pair_rng)
+        a, b, y = sample_training_pairs(
+            entity[train_idx],
+            settings["n_train_pairs"],
+            pair_rng,
+            positive_share=settings.get("positive_share", 0.5),
+        )
         Xtr = X[train_idx]
         ens = fit_pair_boost(Xtr[a], Xtr[b], y, int(T))
         Xev = X[eval_idx]

@@ -176,12 +176,14 @@ def split_by_entity(
 
 
 def sample_training_pairs(
-    entity: np.ndarray, n_pairs: int, rng
+    entity: np.ndarray, n_pairs: int, rng, positive_share=0.5
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Independent training pairs drawn as in Assumption 3.2.
 
-    Each draw is, with probability 1/2, a uniformly chosen matching pair (y = +1), otherwise a
-    uniformly chosen non-matching pair (y = -1, by rejection).
+    Each draw is, with probability `positive_share` (1/2 in Assumption 3.2), a uniformly chosen
+    matching pair (y = +1), otherwise a uniformly chosen non-matching pair (y = -1, by rejection).
+    ``positive_share="natural"`` uses the share of matching pairs among all pairs i < j, so every
+    draw is a uniform pair of the records.
 
     Parameters
     ----------
@@ -191,6 +193,8 @@ def sample_training_pairs(
         Number of draws; >= 1.
     rng : numpy.random.Generator or int
         Source of randomness (an int is a seed for ``np.random.default_rng``).
+    positive_share : float in (0, 1) or "natural", default 0.5
+        Probability that a draw is a matching pair.
 
     Returns
     -------
@@ -229,7 +233,21 @@ def sample_training_pairs(
         raise ValueError("the training records contain no matching pair (no duplicates)")
     if sorted_unique(entity).size < 2:
         raise ValueError("the training records contain no non-matching pair (one entity)")
-    y = np.where(rng.random(n_pairs) < 0.5, 1, -1).astype(np.int64)
+    if isinstance(positive_share, str):
+        if positive_share != "natural":
+            raise ValueError(
+                f"positive_share must be a number or 'natural', got {positive_share!r}"
+            )
+        positive_share = pos_a.size / (n * (n - 1) / 2)
+    positive_share = check_real(
+        positive_share,
+        "positive_share",
+        low=0.0,
+        high=1.0,
+        low_inclusive=False,
+        high_inclusive=False,
+    )
+    y = np.where(rng.random(n_pairs) < positive_share, 1, -1).astype(np.int64)
     a = np.empty(n_pairs, np.int64)
     b = np.empty(n_pairs, np.int64)
     pos = np.flatnonzero(y == 1)
