@@ -17,7 +17,7 @@ the workflow's tables (SHINGLES), seeds 0..n_seeds-1:
 TLSH and KLSH do not train: their rows are run once per evaluation set (held-out half, all
 records) and joined to the readings evaluating that set. Per reading and table, the best
 configuration per method (largest mean recall + mean RR, D34) is judged by the workflow's rule,
-`boostcm.report.claims.hashing_verdict`. Writes benchmarks/results/hashing_protocol.csv (rows per
+`boostcm.report.claims.hashing_verdict`. Writes benchmarks/results/hashing_protocol.csv.gz (rows per
 seed) and hashing_protocol_verdicts.csv (best configuration per reading, method and table).
 
     NUMBA_NUM_THREADS=1 python benchmarks/hashing_protocol.py [n_seeds]
@@ -89,7 +89,7 @@ def run(n_seeds: int) -> pd.DataFrame:
                 df["job_seconds_per_seed"] = sec / n_seeds
                 rows.append(df)
                 print(f"{target} {method} {reading} shingle {shingle}: {sec:.1f} s", flush=True)
-            pd.concat(rows, ignore_index=True).to_csv(OUT / "hashing_protocol.csv", index=False)
+            pd.concat(rows, ignore_index=True).to_csv(OUT / "hashing_protocol.csv.gz", index=False)
     return pd.concat(rows, ignore_index=True)
 
 
@@ -145,10 +145,10 @@ def judge(results: pd.DataFrame) -> pd.DataFrame:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["judge"]:
-        results = pd.read_csv(OUT / "hashing_protocol.csv")
+        results = pd.read_csv(OUT / "hashing_protocol.csv.gz")
     else:
         results = run(int(sys.argv[1]) if len(sys.argv) > 1 else 8)
-        results.to_csv(OUT / "hashing_protocol.csv", index=False)
+        results.to_csv(OUT / "hashing_protocol.csv.gz", index=False)
     verdicts = judge(results)
     verdicts.to_csv(OUT / "hashing_protocol_verdicts.csv", index=False)
     print(verdicts.to_string())
