@@ -63,6 +63,14 @@ class _ACI:
     def update(self, err: bool) -> None:
         self.alpha_t += self.gamma * (self.alpha - float(err))
 
+    def step(self, window, lo: float, hi: float, y: float) -> tuple[float, float, float]:
+        """(lower, upper, threshold) of one test time from the current level, then the update
+        with that time's error (err_t as `covered` counts it)."""
+        q = self.threshold(window)
+        lower, upper = lo - q, hi + q
+        self.update(not (lower <= y <= upper))
+        return lower, upper, q
+
 
 def _pinball(y: float, q: np.ndarray, level: float) -> np.ndarray:
     u = y - q
@@ -91,9 +99,12 @@ class _AgACI:
             return b
         return np.where(ok, b, b[ok].min() if side == 0 else b[ok].max())
 
-    def step(self, window, lo: float, hi: float, y: float):
-        qs = np.array([e.threshold(window) for e in self.experts])
-        bounds = [self._finite(lo - qs, 0), self._finite(hi + qs, 1)]
+    def step(self, window, lo: float, hi: float, y: float) -> tuple[float, float, float]:
+        """(lower, upper, NaN: no single threshold) of one test time; the experts and the
+        weights are then updated with y."""
+        expert = np.array([e.step(window, lo, hi, y)[:2] for e in self.experts])
+        lows, highs = np.ascontiguousarray(expert.T)  # contiguous: np.dot sums in one order
+        bounds = [self._finite(lows, 0), self._finite(highs, 1)]
         out = []
         K = len(self.experts)
         for side in (0, 1):
@@ -112,9 +123,7 @@ class _AgACI:
                 self.loss[side] += step_loss
                 self.scale[side] = max(self.scale[side], float(step_loss.max()), 1e-300)
                 self.t[side] += 1
-        for e, q in zip(self.experts, qs):
-            e.update(not (lo - q <= y <= hi + q))
-        return out[0], out[1]
+        return out[0], out[1], np.nan
 
 
 def sliding_window_cqr(
@@ -336,15 +345,8 @@ def _block(X, y, factory, n_train, n_cal, alpha, fsc, events, rule, window, t0, 
             lower[rows], upper[rows] = lo[rows] - thresholds[rows], hi[rows] + thresholds[rows]
         else:
             for r in range(rows.start, rows.stop):
-                y_r = y[b0 + r]
-                if isinstance(rule, _ACI):
-                    alpha_t[r] = rule.alpha_t
-                    q = thresholds[r] = rule.threshold(scores[cal])
-                    lower[r], upper[r] = lo[r] - q, hi[r] + q
-                    rule.update(not (lower[r] <= y_r <= upper[r]))  # err_t as `covered` counts it
-                else:
-                    thresholds[r] = np.nan
-                    lower[r], upper[r] = rule.step(scores[cal], lo[r], hi[r], y_r)
+                alpha_t[r] = getattr(rule, "alpha_t", np.nan)  # the level before the step
+                lower[r], upper[r], thresholds[r] = rule.step(scores[cal], lo[r], hi[r], y[b0 + r])
         if member is not None:
             for j in range(member.shape[1]):
                 s_in = scores[cal][member[cal, j]]
