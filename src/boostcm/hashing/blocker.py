@@ -13,7 +13,6 @@ Candidates are pairs sharing a key in at least one table, found by sorting each 
 from __future__ import annotations
 
 import inspect
-import numbers
 
 import numba as nb
 import numpy as np
@@ -487,11 +486,7 @@ def _check_entity_series(ids, name: str) -> pd.Series:
 def _as_generator(random_state) -> np.random.Generator:
     if random_state is None:
         return np.random.default_rng()
-    if isinstance(random_state, numbers.Integral | np.random.Generator | np.random.SeedSequence):
-        return check_rng(random_state, "random_state")
-    raise ValueError(
-        f"random_state must be None, a non-negative int or a numpy Generator, got {random_state!r}"
-    )
+    return check_rng(random_state, "random_state")
 
 
 # --- keys ---
