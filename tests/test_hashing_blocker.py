@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import boostcm.hashing.blocker as blocker_module
+import boostcm.hashing.metrics as metrics_module
 from boostcm.hashing import (
     Blocker,
     MinHasher,
@@ -179,8 +179,8 @@ def test_repeated_index_labels_are_rejected(fitted, people):
 def test_sorted_pair_codes_path_equals_bitset_path(fitted, people, monkeypatch):
     # tables above DENSE_MAX_RECORDS records use sorted pair codes merged in chunks
     dense = fitted.candidate_pairs(people)
-    monkeypatch.setattr(blocker_module, "DENSE_MAX_RECORDS", 10)
-    monkeypatch.setattr(blocker_module, "PENDING_MERGE", 50)
+    monkeypatch.setattr(metrics_module, "DENSE_MAX_RECORDS", 10)
+    monkeypatch.setattr(metrics_module, "PENDING_MERGE", 50)
     assert fitted.candidate_pairs(people).equals(dense)
 
 

@@ -22,17 +22,7 @@ from .._splitmix import splitmix64
 from .._validation import check_choice, check_integer, check_rng
 from .boosting import fit_pair_boost
 from .lsh import _pack_bits, draw_hash_family
-from .metrics import (
-    DENSE_MAX_RECORDS,
-    MAX_PAIRS_PER_TABLE,
-    PENDING_MERGE,
-    _bucket_starts,
-    _count_bucket_pairs,
-    _decode_triangular,
-    _emit_pair_codes,
-    _mark_pairs_dense,
-    _set_bit_indices,
-)
+from .metrics import CandidatePairs, PairCodeSet, bucket_order, check_table_size
 from .pairs import entity_codes, sample_training_pairs, sorted_unique
 from .vectorize import MinHasher, record_strings
 
@@ -533,70 +523,23 @@ def _dedup_pairs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = keys.shape[0]
     if n < 2:
         return np.empty(0, np.int64), np.empty(0, np.int64)
-    if n <= DENSE_MAX_RECORDS:
-        bits = np.zeros((n * (n - 1) // 2 + 63) // 64, dtype=np.uint64)
-        for t in range(keys.shape[1]):
-            order, starts = _buckets(keys[:, t])
-            _mark_pairs_dense(order, starts, n, bits)
-        return _decode_triangular(_set_bit_indices(bits, n * (n - 1) // 2), n)
-    merged = _PairCodes()
+    candidates = CandidatePairs(n)
     for t in range(keys.shape[1]):
-        order, starts = _buckets(keys[:, t])
-        total = _check_table_size(_count_bucket_pairs(starts))
-        codes = np.empty(total, dtype=np.int64)
-        _emit_pair_codes(order, starts, n, codes)
-        merged.add(codes)
-    codes = merged.result()
-    return codes // n, codes % n
+        candidates.add_table(keys[:, t])
+    return candidates.pairs()
 
 
 def _link_pairs(keys_a: np.ndarray, keys_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct pairs (i in A, j in B) sharing a key in some column, sorted by (i, j)."""
     na, nb = keys_a.shape[0], keys_b.shape[0]
-    merged = _PairCodes()
+    merged = PairCodeSet()
     for t in range(keys_a.shape[1]):
-        order, starts = _buckets(np.concatenate([keys_a[:, t], keys_b[:, t]]))
-        total = _check_table_size(_count_cross_pairs(order, starts, na))
-        codes = np.empty(total, dtype=np.int64)
+        order, starts = bucket_order(np.concatenate([keys_a[:, t], keys_b[:, t]]))
+        codes = np.empty(check_table_size(_count_cross_pairs(order, starts, na)), dtype=np.int64)
         _emit_cross_codes(order, starts, na, nb, codes)
         merged.add(codes)
-    codes = merged.result()
+    codes = merged.codes()
     return codes // nb, codes % nb
-
-
-def _buckets(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    order = np.argsort(keys, kind="stable").astype(np.int64)
-    return order, _bucket_starts(keys[order])
-
-
-def _check_table_size(total: int) -> int:
-    if total > MAX_PAIRS_PER_TABLE:
-        raise ValueError(
-            f"one hash table yields {total} colliding pairs (> {MAX_PAIRS_PER_TABLE}); "
-            "use more bits per table (k) or more rows per band"
-        )
-    return int(total)
-
-
-class _PairCodes:
-    """Sorted distinct int64 pair codes, merged in chunks (one sort per ~20 M new codes)."""
-
-    def __init__(self):
-        self.codes = np.empty(0, dtype=np.int64)
-        self.pending: list[np.ndarray] = []
-        self.size = 0
-
-    def add(self, codes: np.ndarray) -> None:
-        self.pending.append(codes)
-        self.size += codes.shape[0]
-        if self.size > max(PENDING_MERGE, self.codes.shape[0]):
-            self.result()
-
-    def result(self) -> np.ndarray:
-        if self.pending:
-            self.codes = sorted_unique(np.concatenate([self.codes, *self.pending]))
-            self.pending, self.size = [], 0
-        return self.codes
 
 
 @nb.njit(cache=True)

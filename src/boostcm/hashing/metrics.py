@@ -21,6 +21,82 @@ MAX_PAIRS_PER_TABLE = 300_000_000
 PENDING_MERGE = 20_000_000  # pair codes buffered before a merge
 
 
+def bucket_order(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(order, starts): the records sorted by key (stable) and the start of every bucket."""
+    order = np.argsort(keys, kind="stable").astype(np.int64)
+    return order, _bucket_starts(keys[order])
+
+
+def check_table_size(total: int) -> int:
+    """`total` colliding pairs of one table as an int; ValueError above MAX_PAIRS_PER_TABLE."""
+    if total > MAX_PAIRS_PER_TABLE:
+        raise ValueError(
+            f"one table yields {total} colliding pairs (> {MAX_PAIRS_PER_TABLE}); "
+            "use more bits per table (k) or more rows per band"
+        )
+    return int(total)
+
+
+class PairCodeSet:
+    """Sorted distinct int64 pair codes, merged in chunks (one sort per `PENDING_MERGE` new
+    codes, or per the set's own size when it is larger)."""
+
+    def __init__(self):
+        self._codes = np.empty(0, dtype=np.int64)
+        self._pending: list[np.ndarray] = []
+        self._pending_size = 0
+
+    def add(self, codes: np.ndarray) -> None:
+        """Add codes (any order, repeats allowed)."""
+        self._pending.append(codes)
+        self._pending_size += codes.shape[0]
+        if self._pending_size > max(PENDING_MERGE, self._codes.shape[0]):
+            self.codes()
+
+    def codes(self) -> np.ndarray:
+        """The sorted distinct codes so far."""
+        if self._pending:
+            self._codes = sorted_unique(np.concatenate([self._codes, *self._pending]))
+            self._pending, self._pending_size = [], 0
+        return self._codes
+
+
+class CandidatePairs:
+    """Distinct candidate pairs i < j of one table of n records, added hash table by hash table:
+    a bitset over the n(n-1)/2 pairs when ``dense`` (default: n <= DENSE_MAX_RECORDS), else
+    sorted pair codes i * n + j."""
+
+    def __init__(self, n: int, dense: bool | None = None):
+        self.n = int(n)
+        self.n_universe = self.n * (self.n - 1) // 2
+        self.dense = (self.n <= DENSE_MAX_RECORDS) if dense is None else bool(dense)
+        if self.dense:
+            self._bits = np.zeros((self.n_universe + 63) // 64, dtype=np.uint64)
+            self._count = 0
+        else:
+            self._codes = PairCodeSet()
+
+    def add_table(self, keys: np.ndarray) -> None:
+        """Records with equal int64 `keys` (shape (n,)) become candidate pairs."""
+        order, starts = bucket_order(keys)
+        if self.dense:
+            self._count += _mark_pairs_dense(order, starts, self.n, self._bits)
+        else:
+            codes = np.empty(check_table_size(_count_bucket_pairs(starts)), dtype=np.int64)
+            _emit_pair_codes(order, starts, self.n, codes)
+            self._codes.add(codes)
+
+    def __len__(self) -> int:
+        return int(self._count) if self.dense else int(self._codes.codes().shape[0])
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct pairs (i, j), i < j, sorted by (i, j)."""
+        if self.dense:
+            return _decode_triangular(_set_bit_indices(self._bits, self.n_universe), self.n)
+        codes = self._codes.codes()
+        return codes // self.n, codes % self.n
+
+
 class BlockingEvaluator:
     """Recall, reduction ratio, pair completeness and pair quality of a blocking, table by table.
 
@@ -69,14 +145,8 @@ class BlockingEvaluator:
         self.n_universe = self.n * (self.n - 1) // 2
         self.true_a, self.true_b = matching_pairs(entity)
         self.found = np.zeros(self.true_a.shape[0], dtype=bool)
-        self.dense = (self.n <= DENSE_MAX_RECORDS) if dense is None else bool(dense)
-        if self.dense:
-            self._bits = np.zeros((self.n_universe + 63) // 64, dtype=np.uint64)
-            self._count = 0
-        else:
-            self._codes = np.empty(0, dtype=np.int64)  # sorted distinct pair codes i * n + j
-            self._pending: list[np.ndarray] = []  # per-table codes not yet merged
-            self._pending_size = 0
+        self._candidates = CandidatePairs(self.n, dense)
+        self.dense = self._candidates.dense
         self.n_tables = 0
 
     def add_table(self, keys) -> None:
@@ -94,38 +164,13 @@ class BlockingEvaluator:
             )
         keys = keys.astype(np.int64, copy=False)
         self.found |= keys[self.true_a] == keys[self.true_b]
-        order = np.argsort(keys, kind="stable").astype(np.int64)
-        starts = _bucket_starts(keys[order])
-        if self.dense:
-            self._count += _mark_pairs_dense(order, starts, self.n, self._bits)
-        else:
-            total = _count_bucket_pairs(starts)
-            if total > MAX_PAIRS_PER_TABLE:
-                raise ValueError(
-                    f"one table yields {total} colliding pairs (> "
-                    f"{MAX_PAIRS_PER_TABLE}); use more bits per table"
-                )
-            codes = np.empty(total, dtype=np.int64)
-            _emit_pair_codes(order, starts, self.n, codes)
-            self._pending.append(codes)
-            self._pending_size += total
-            if self._pending_size > max(PENDING_MERGE, self._codes.shape[0]):
-                self._merge()
+        self._candidates.add_table(keys)
         self.n_tables += 1
-
-    def _merge(self) -> None:
-        """Fold the pending per-table codes into the sorted distinct codes (one sort)."""
-        if self._pending:
-            self._codes = sorted_unique(np.concatenate([self._codes, *self._pending]))
-            self._pending, self._pending_size = [], 0
 
     @property
     def n_candidates(self) -> int:
         """Number of distinct candidate pairs so far."""
-        if self.dense:
-            return int(self._count)
-        self._merge()
-        return int(self._codes.shape[0])
+        return len(self._candidates)
 
     def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct candidate pairs (i < j).
@@ -137,11 +182,7 @@ class BlockingEvaluator:
         j : ndarray of int64
             Second records.
         """
-        if self.dense:
-            idx = _set_bit_indices(self._bits, self.n_universe)
-            return _decode_triangular(idx, self.n)
-        self._merge()
-        return self._codes // self.n, self._codes % self.n
+        return self._candidates.pairs()
 
     def summary(self) -> dict:
         """Metrics of the union of the tables added so far.
