@@ -478,12 +478,10 @@ def cost_report(jobs: Sequence[Job], costs: pd.DataFrame, cores: int) -> str:
 
 
 def _markdown(table: pd.DataFrame, formats: Mapping[str, str]) -> list[str]:
-    cols = list(table.columns)
-    out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in table.itertuples(index=False):
-        cells = [formats[c].format(v) if c in formats else str(v) for c, v in zip(cols, row)]
-        out.append("| " + " | ".join(cells) + " |")
-    return out
+    shown = table.copy()
+    for col, fmt in formats.items():
+        shown[col] = shown[col].map(fmt.format)
+    return shown.to_markdown(index=False, disable_numparse=True).splitlines()
 
 
 def save_jobs(path: str | Path, jobs: Iterable[Job]) -> None:
