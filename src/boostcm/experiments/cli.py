@@ -352,6 +352,40 @@ def _eb_table(args) -> None:
     _write_csv(args.out, aggregate(args.target, args.inputs, args.paper_dir, args.n_folds))
 
 
+def _eb_timing(args) -> None:
+    from .exactboost import check_model_settings, read_processed
+    from .exactboost_timing import run_timing_job
+
+    if len(args.model_settings) != len(args.method):
+        raise ValueError(
+            f"--method ({len(args.method)}) and --model-settings ({len(args.model_settings)}) "
+            "must be given once per method"
+        )
+    settings = {}
+    for method, text in zip(args.method, args.model_settings):
+        try:
+            settings[method] = check_model_settings(method, json.loads(text))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--model-settings of {method} is not JSON: {exc}") from None
+    X, y = read_processed(args.data)
+    frame, meta = run_timing_job(
+        X,
+        y,
+        **_eb_fold_kwargs(args),
+        repeats=args.repeats,
+        settings=settings,
+        methods=args.method,
+    )
+    write_parquet(args.out, frame, _eb_meta(meta, args))
+    print(frame.groupby("method", sort=False)["wall_s"].median().to_string())
+
+
+def _eb_timing_table(args) -> None:
+    from .exactboost_timing import build_timing_table
+
+    _write_csv(args.out, build_timing_table(args.target, args.inputs, args.paper_dir))
+
+
 # --- calibration under covariate shift (GUPTA-F2, GUPTA-F3) -------------------------------------
 
 
@@ -738,6 +772,19 @@ def build_parser() -> argparse.ArgumentParser:
     _req(et, "--target", choices=TARGETS)
     _req(et, "--paper-dir", "--out")
     _req(et, "--n-folds", type=int)
+    from .exactboost_timing import TARGETS as TIMING_TARGETS
+    from .exactboost_timing import TIMED_METHODS
+
+    tj = _add(es, "timing", _eb_timing, "fit times of ExactBoost and the exact baselines (EB-TE)")
+    _req(tj, "--dataset", "--data", "--out")
+    _req(tj, "--method", choices=TIMED_METHODS, nargs="+")
+    _req(tj, "--model-settings", nargs="+", help="JSON per --method, as the estimator jobs'")
+    _req(tj, "--fold", "--seed", "--n-folds", "--cv-seed", "--repeats", type=int)
+    _req(tj, "--pak-fraction", type=float, help="P@k evaluated at ceil(f x positive rate x n_test)")
+    tt = _add(es, "timing-table", _eb_timing_table, "EB-TE or EB-T2 beside the paper (csv)")
+    tt.add_argument("inputs", nargs="+", help="timing job parquet files, one per dataset")
+    _req(tt, "--target", choices=TIMING_TARGETS)
+    _req(tt, "--paper-dir", "--out")
 
     import dataclasses
 

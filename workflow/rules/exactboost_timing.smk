@@ -1,0 +1,96 @@
+# Running times (EBP Supp. section E = EB-TE; EBP Table 2 = thesis Table 2.2 = EB-T2): one job per
+# main dataset times the training fit of ExactBoost (AUC, KS, P@k), RankBoost, DMKS and TopPush on
+# one fold, in one process at one thread count, after a warm-up fit (D113). Aggregation ->
+# results/tables/<ID>.csv; a papermill notebook -> .md and the verdict (D114).
+from boostcm.experiments import exactboost_timing as eb_timing
+
+EB_TIMING = config["exactboost"]["timing"]
+EB_TIMING_DATASETS = eb_jobs.target_datasets(EB, EB_AVAILABLE, "EB-T3")
+
+
+rule exactboost_timing:
+    input:
+        "results/data/processed/{dataset}.parquet",
+    output:
+        "results/exactboost/timing/{dataset}.parquet",
+    log:
+        "results/logs/exactboost/timing/{dataset}.log",
+    benchmark:
+        "results/benchmarks/exactboost/timing/{dataset}.tsv"
+    conda:
+        CONDA_ENV
+    threads: EB_TIMING["threads"]
+    params:
+        methods=" ".join(eb_timing.TIMED_METHODS),
+        settings=eb_jobs.batch_settings(EB, eb_timing.TIMED_METHODS, "estimator"),
+        fold=EB_TIMING["fold"],
+        repeats=EB_TIMING["repeats"],
+        seed=SEED,
+        n_folds=EB["n_folds"],
+        cv_seed=EB["cv_seed"],
+        pak=EB["pak_fraction"],
+    shell:
+        EB_ENV
+        + " boostcm exactboost timing --dataset {wildcards.dataset} --data {input}"
+        " --fold {params.fold} --repeats {params.repeats} --method {params.methods}"
+        " --n-folds {params.n_folds} --cv-seed {params.cv_seed} --seed {params.seed}"
+        " --pak-fraction {params.pak} --model-settings {params.settings} --out {output}"
+        " > {log} 2>&1"
+
+
+rule exactboost_timing_table:
+    input:
+        jobs=expand(
+            "results/exactboost/timing/{dataset}.parquet", dataset=EB_TIMING_DATASETS
+        ),
+        paper=[f"{PAPER_DIR}/{i}.csv" for i in ("EB-TE", "EB-T2", "EB-T3")],
+    output:
+        report(
+            "results/tables/{target}.csv",
+            caption="../report/exactboost_timing.rst",
+            category=REPORT_EB,
+            subcategory="{target}",
+            labels={"target": "{target}", "kind": "table"},
+        ),
+    log:
+        "results/logs/tables/{target}.log",
+    wildcard_constraints:
+        target="EB-TE|EB-T2",
+    conda:
+        CONDA_ENV
+    params:
+        paper_dir=PAPER_DIR,
+    shell:
+        "boostcm exactboost timing-table --target {wildcards.target}"
+        " --paper-dir {params.paper_dir} --out {output} {input.jobs} > {log} 2>&1"
+
+
+rule exactboost_timing_notebook:
+    input:
+        notebook="notebooks/exactboost_timing.ipynb",
+        table="results/tables/{target}.csv",
+    output:
+        executed="results/notebooks/{target}.ipynb",
+        markdown="results/tables/{target}.md",
+        verdict="results/verdicts/{target}.json",
+    log:
+        "results/logs/notebooks/{target}.log",
+    wildcard_constraints:
+        target="EB-TE|EB-T2",
+    conda:
+        CONDA_ENV
+    params:
+        cmd=lambda wc, input, output: notebook_cmd(
+            input.notebook,
+            output.executed,
+            target_id=wc.target,
+            table_csv=input.table,
+            markdown=output.markdown,
+            verdict=output.verdict,
+        ),
+    shell:
+        "{params.cmd} > {log} 2>&1"
+
+
+if EB["enabled"] and EB_TIMING["enabled"] and EB_TIMING_DATASETS:
+    ALL_TARGETS.extend(f"results/verdicts/{t}.json" for t in eb_timing.TARGETS)
