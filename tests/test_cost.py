@@ -271,3 +271,63 @@ def test_the_ci_profile_is_priced_and_every_job_feeds_the_default_target():
     targets = cost.by_target(jobs, costs)
     assert len(targets) == sum(1 for j in jobs if cost.target_of(j)) > 0
     assert costs["cpu_s"].sum() / 3600 == pytest.approx(cost.by_rule(costs)["cpu_hours"].sum())
+
+
+# --- resources asked of a scheduler (D118) -------------------------------------------------------
+
+
+def test_job_resources_scale_the_table_with_headroom_threads_and_attempt():
+    J = cost.Job
+    table = {**TABLE, "resources": {"runtime_headroom": 2.0, "min_runtime_min": 1}}
+    # sim, model slow: 2 + 3 x 400 = 1202 CPU-s on 2 threads -> 601 s x 2 = 20.03 min -> 21
+    job = J(0, "sim", {"model": "slow"}, threads=2, params={"n": 400})
+    assert cost.job_resources(job, table) == {"mem_mb": 450, "runtime": 21}
+    assert cost.job_resources(job, table, attempt=2) == {"mem_mb": 900, "runtime": 42}
+    assert cost.job_resources(job, table, attempt=3) == {"mem_mb": 1800, "runtime": 84}
+    one_thread = cost.job_resources(J(0, "sim", {"model": "slow"}, params={"n": 400}), table)
+    assert one_thread["runtime"] == 41  # 1202 s x 2 / 60 = 40.07
+    # a job of seconds gets the minimum; a rule the table lacks gets the default entry
+    assert cost.job_resources(J(0, "other"), table) == {"mem_mb": 150, "runtime": 1}
+    assert cost.job_resources(J(0, "other"), TABLE)["runtime"] == 5  # the default minimum
+
+
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        ({"mem_headroom": 0.5}, "at least 1"),
+        ({"min_runtime_min": 0}, "at least 1 minute"),
+        ({"cpus": 2}, "unknown"),
+    ],
+)
+def test_resource_settings_are_checked(bad, match):
+    with pytest.raises(ValueError, match=match):
+        cost.job_resources(cost.Job(0, "fit"), {**TABLE, "resources": bad})
+    with pytest.raises(ValueError, match="attempt"):
+        cost.job_resources(cost.Job(0, "fit"), TABLE, attempt=0)
+
+
+def test_rule_resources_are_the_job_resources_of_each_job():
+    rows = {"d": 1000, "e": 10_000}
+    fit = cost.rule_resources("fit", TABLE, rows)
+    for dataset in rows:
+        for attempt in (1, 2):
+            want = cost.job_resources(
+                cost.Job(0, "fit", {"dataset": dataset}, threads=1), TABLE, rows, attempt
+            )
+            got = {k: f({"dataset": dataset}, 1, attempt) for k, f in fit.items()}
+            assert got == want
+    # a cost that scales with a param needs its value: a number or a function of the wildcards
+    with pytest.raises(ValueError, match="param 'n'"):
+        cost.rule_resources("sim", TABLE)
+    sim = cost.rule_resources("sim", TABLE, units=lambda wc: 100 * len(wc["model"]))
+    want = cost.job_resources(
+        cost.Job(0, "sim", {"model": "slow"}, threads=2, params={"n": 400}), TABLE
+    )
+    assert sim["runtime"]({"model": "slow"}, 2, 1) == want["runtime"]
+
+
+def test_every_rule_asks_for_its_measured_resources():
+    rules = "\n".join(p.read_text() for p in (ROOT / "workflow" / "rules").glob("*.smk"))
+    names = re.findall(r"^\s*rule (\w+):", rules, re.M)
+    asked = re.findall(r"\*\*measured\(\s*\"(\w+)\"", rules)
+    assert sorted(names) == sorted(asked)

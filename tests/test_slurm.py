@@ -22,18 +22,22 @@ from pathlib import Path
 import pytest
 from test_workflow_e2e import _assert_same_results, _run, _scratch_copy
 
+from boostcm.experiments import cost
+
 pytestmark = [pytest.mark.slurm, pytest.mark.e2e]
 
 CLUSTER = Path(__file__).resolve().parent / "slurm" / "cluster.sh"
 # Two processing jobs (the fetches are local rules): seconds of work each.
 TARGETS = ["results/data/processed/heart.parquet", "results/data/processed/sonar.parquet"]
-# What the test cluster asks per job, in place of the profile's partition `normal`.
-RESOURCES = {"slurm_partition": "test", "runtime": 10, "mem_mb_per_cpu": 500, "cpus_per_task": 1}
+ROOT = Path(__file__).resolve().parents[1]
+# The test cluster's partition, in place of the profile's `normal`; memory, time limit and CPUs
+# are the rules' own (resources from config/job_costs.yaml).
+PARTITION = "test"
 SLURM_ARGS = [
     "--workflow-profile",
     "workflow/profiles/slurm",
     "--default-resources",
-    *(f"{k}={v}" for k, v in RESOURCES.items()),
+    f"slurm_partition={PARTITION}",
     # no accounts on the test cluster, and no accounting database: job states come from squeue
     "--slurm-no-account",
     "--slurm-status-command",
@@ -104,17 +108,20 @@ def runs(env, tmp_path_factory):
 
 def test_every_job_goes_through_sbatch_and_matches_a_local_run(cluster, runs):
     local, remote, proc = runs
+    # what the rule asks: its measured memory and time with headroom (D118)
+    table = cost.load_cost_table(ROOT / "config" / "job_costs.yaml")
+    asked = cost.job_resources(cost.Job(0, "process_dataset"), table)
     submitted = SUBMITTED.findall(proc.stdout + proc.stderr)
     assert len(submitted) == len(TARGETS), proc.stderr[-3000:]
     records = _jobcomp(cluster)
     for job in submitted:
         rec = records[job]
         assert rec["JobState"] == "COMPLETED", rec
-        assert rec["Partition"] == RESOURCES["slurm_partition"]
-        assert rec["TimeLimit"] == str(RESOURCES["runtime"]), rec
-        assert rec["ProcCnt"] == str(RESOURCES["cpus_per_task"]), rec
+        assert rec["Partition"] == PARTITION
+        assert rec["TimeLimit"] == str(asked["runtime"]), rec
+        assert rec["ProcCnt"] == "1", rec  # process_dataset's one thread
         tres = dict(kv.split("=") for kv in rec["Tres"].split(","))
-        assert tres["mem"] == f"{RESOURCES['mem_mb_per_cpu']}M", rec
+        assert tres["mem"] == f"{asked['mem_mb']}M", rec
         assert Path(rec["WorkDir"]) == remote
     _assert_same_results(remote, local)
 
@@ -181,3 +188,40 @@ def test_a_job_cancelled_by_the_scheduler_is_reported_and_a_rerun_does_only_the_
     assert len(SUBMITTED.findall(log)) == 1, log[-3000:]  # only the cancelled job again
     assert "fetch_" not in log  # no finished job redone
     assert (work / TARGETS[0]).exists()
+
+
+# A job that outlives its time limit: 1 minute at the first attempt (the table's minimum), 2 at
+# the retry (D118). SLURM checks limits every 30 s, so the first attempt ends between 60 and 90 s,
+# before the job's 100 s, and the retry, allowed 120 s, finishes.
+SLOW_SNAKEFILE = """
+from boostcm.experiments.cost import rule_resources
+
+COSTS = {
+    "default": {"cpu_s": 1, "max_rss_mb": 100, "source": "test"},
+    "rules": {},
+    "resources": {"min_runtime_min": 1},
+}
+
+
+rule slow:
+    output:
+        "slow.txt",
+    resources:
+        **rule_resources("slow", COSTS),
+    shell:
+        "echo started > {output}.part && sleep 100 && mv {output}.part {output}"
+"""
+
+
+def test_a_job_killed_at_its_time_limit_is_rerun_with_twice_the_limit(cluster, env, tmp_path):
+    (tmp_path / "Snakefile").write_text(SLOW_SNAKEFILE)
+    # the project's profile by absolute path: this workflow lives in another directory
+    args = ["--workflow-profile", str(ROOT / "workflow" / "profiles" / "slurm"), *SLURM_ARGS[2:]]
+    proc = _run(["slow.txt", "--jobs", "1", *args], tmp_path, env)
+    log = proc.stdout + proc.stderr
+    submitted = SUBMITTED.findall(log)
+    assert len(submitted) == 2, log[-3000:]  # the first attempt and the profile's retry
+    records = _jobcomp(cluster)
+    assert [records[j]["JobState"] for j in submitted] == ["TIMEOUT", "COMPLETED"], records
+    assert [records[j]["TimeLimit"] for j in submitted] == ["1", "2"]
+    assert (tmp_path / "slow.txt").read_text() == "started\n"

@@ -32,6 +32,10 @@ rule calibration_simulate_chunk:
     conda:
         CONDA_ENV
     threads: CA["threads"]
+    resources:
+        **measured(
+            "calibration_simulate_chunk", units=lambda wc: CA_CHUNKS[int(wc.chunk)][1]
+        ),
     params:
         first=lambda wildcards: CA_CHUNKS[int(wildcards.chunk)][0],
         n_runs=lambda wildcards: CA_CHUNKS[int(wildcards.chunk)][1],
@@ -57,6 +61,8 @@ rule calibration_collect:
         "results/logs/calibration/collect.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("calibration_collect"),
     shell:
         "boostcm calibration collect --runs {input.runs} --reliability {input.reliability}"
         " --out {output.runs} --reliability-out {output.reliability} > {log} 2>&1"
@@ -82,6 +88,8 @@ rule calibration_table:
         target="GUPTA-F2|GUPTA-F3",
     conda:
         CONDA_ENV
+    resources:
+        **measured("calibration_table"),
     params:
         paper_run=CA["paper_run"],
         paper_dir=lambda wildcards, input: os.path.dirname(input.paper),
@@ -114,6 +122,8 @@ rule calibration_notebook:
         target="GUPTA-F2|GUPTA-F3",
     conda:
         CONDA_ENV
+    resources:
+        **measured("calibration_notebook"),
     params:
         cmd=lambda wildcards, input, output: notebook_cmd(
             input.notebook,
@@ -148,6 +158,8 @@ rule calibration_notation_table:
         "results/logs/notebooks/GUPTA-T1.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("calibration_notation_table"),
     params:
         cmd=notebook_cmd(
             "notebooks/gupta_illustrations.ipynb",
@@ -177,6 +189,8 @@ rule calibration_relationship_diagram:
         "results/logs/notebooks/GUPTA-F1.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("calibration_relationship_diagram"),
     params:
         cmd=notebook_cmd(
             "notebooks/gupta_illustrations.ipynb",

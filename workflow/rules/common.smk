@@ -11,6 +11,7 @@ from boostcm.datasets import dataset_files, dataset_layouts, resolve_layout
 from boostcm.experiments.financial import week_starts
 from boostcm.datasets.fetch import MIRROR_ENV
 from boostcm.experiments.config import load_schema, validate_config
+from boostcm.experiments.cost import catalog_rows, load_cost_table, rule_resources
 from boostcm.experiments.workflow import clear_stale_locks
 
 min_version("9.0")
@@ -61,6 +62,18 @@ envvars:
 
 _search_path = os.environ["PATH"]
 os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), _search_path])
+
+
+# Memory and time limit per job from the calibrated costs (config/job_costs.yaml, D118): every rule
+# has `resources: **measured("<rule>")`; a retry asks twice as much (a job killed at its limit).
+JOB_COSTS = load_cost_table(Path(workflow.basedir).parent / "config" / "job_costs.yaml")
+_DATASET_ROWS = catalog_rows()
+
+
+def measured(rule, units=None):
+    """The `resources:` of `rule` (boostcm.experiments.cost.rule_resources); `units`: the value
+    of the param its cost scales with (a number, or a function of the wildcards)."""
+    return rule_resources(rule, JOB_COSTS, _DATASET_ROWS, units)
 
 
 def notebook_cmd(notebook, executed, **params):

@@ -24,6 +24,11 @@ rule conformal_simulate_chunk:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        **measured(
+            "conformal_simulate_chunk",
+            units=lambda wc: CP_CHUNKS[wc.model][int(wc.chunk)][1],
+        ),
     params:
         first=lambda wc: CP_CHUNKS[wc.model][int(wc.chunk)][0],
         n_sims=lambda wc: CP_CHUNKS[wc.model][int(wc.chunk)][1],
@@ -62,6 +67,8 @@ rule conformal_coverage_table:
         target="CP-F1\\.1|CP-F4\\.1",
     conda:
         CONDA_ENV
+    resources:
+        **measured("conformal_coverage_table"),
     shell:
         "boostcm conformal table {input} --out {output} > {log} 2>&1"
 
@@ -88,6 +95,8 @@ rule conformal_coverage_notebook:
         target="CP-F1\\.1|CP-F4\\.1",
     conda:
         CONDA_ENV
+    resources:
+        **measured("conformal_coverage_notebook"),
     params:
         cmd=lambda wc, input, output: notebook_cmd(
             input.notebook,

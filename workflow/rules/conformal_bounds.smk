@@ -26,6 +26,8 @@ rule conformal_bounds_f42b_chunk:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        **measured("conformal_bounds_f42b_chunk", units=CB_B["chunk_size"]),
     params:
         n_seeds=CB_B["n_seeds"],
         chunk_size=CB_B["chunk_size"],
@@ -57,6 +59,8 @@ rule conformal_bounds_f42b_runs:
         "results/logs/conformal_bounds/CP-F4.2b_runs.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("conformal_bounds_f42b_runs"),
     shell:
         "boostcm conformal-bounds runs --out {output} {input} > {log} 2>&1"
 
@@ -88,6 +92,8 @@ rule conformal_bounds_f42b_notebook:
         "results/benchmarks/notebooks/CP-F4.2b.tsv"
     conda:
         CONDA_ENV
+    resources:
+        **measured("conformal_bounds_f42b_notebook"),
     params:
         # a static string (not a function), so that a change of settings re-runs the notebook
         cmd=notebook_cmd(
@@ -138,6 +144,8 @@ rule conformal_bounds_f42a_notebook:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        **measured("conformal_bounds_f42a_notebook"),
     params:
         cmd=notebook_cmd(
             "notebooks/CP-F4.2a.ipynb",

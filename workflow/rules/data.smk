@@ -37,6 +37,8 @@ rule process_dataset:
         "results/logs/process/{dataset}.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("process_dataset"),
     params:
         layout=lambda wildcards: data_layout(wildcards.dataset),
     shell:

@@ -26,6 +26,8 @@ rule eb_dataset_table:
         target="EB-T1|EB-T5",
     conda:
         CONDA_ENV
+    resources:
+        **measured("eb_dataset_table"),
     params:
         paper_dir=lambda wildcards, input: os.path.dirname(input.paper),
     shell:
@@ -49,6 +51,8 @@ rule eb_dataset_table_notebook:
         target="EB-T1|EB-T5",
     conda:
         CONDA_ENV
+    resources:
+        **measured("eb_dataset_table_notebook"),
     params:
         cmd=lambda wildcards, input, output: notebook_cmd(
             input.notebook,

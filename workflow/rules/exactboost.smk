@@ -30,6 +30,8 @@ rule exactboost_estimator:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        **measured("exactboost_estimator"),
     params:
         settings=lambda wc: eb_jobs.settings_json(
             eb_jobs.job_model_settings(EB, wc.method, "estimator")
@@ -61,6 +63,8 @@ rule exactboost_base_model:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        **measured("exactboost_base_model"),
     params:
         seed=SEED,
         n_folds=EB["n_folds"],
@@ -94,6 +98,8 @@ rule exactboost_ensembler:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        **measured("exactboost_ensembler"),
     params:
         settings=lambda wc: eb_jobs.settings_json(
             eb_jobs.job_model_settings(EB, wc.method, "ensembler")
@@ -133,6 +139,8 @@ if EB["batch_methods"]:
         conda:
             CONDA_ENV
         threads: 1
+        resources:
+            **measured("exactboost_estimator_batch"),
         params:
             methods=" ".join(eb_jobs.METHODS),
             settings=eb_jobs.batch_settings(EB, eb_jobs.METHODS, "estimator"),
@@ -164,6 +172,8 @@ if EB["batch_methods"]:
         conda:
             CONDA_ENV
         threads: 1
+        resources:
+            **measured("exactboost_base_batch"),
         params:
             methods=" ".join(eb_jobs.BASE_MODELS),
             seed=SEED,
@@ -199,6 +209,8 @@ if EB["batch_methods"]:
         conda:
             CONDA_ENV
         threads: 1
+        resources:
+            **measured("exactboost_ensembler_batch"),
         params:
             methods=" ".join(eb_jobs.ENSEMBLERS),
             settings=eb_jobs.batch_settings(EB, eb_jobs.ENSEMBLERS, "ensembler"),
@@ -232,6 +244,8 @@ rule exactboost_table:
         target="EB-T3|EB-T4|EB-T6|EB-T7|EB-T8|EB-T9|EB-T10|EB-T11|EB-F3",
     conda:
         CONDA_ENV
+    resources:
+        **measured("exactboost_table"),
     params:
         paper_dir=PAPER_DIR,
         n_folds=EB["n_folds"],
@@ -254,6 +268,8 @@ rule exactboost_table_notebook:
         target="EB-T3|EB-T4|EB-T6|EB-T7|EB-T8|EB-T9|EB-T10|EB-T11",
     conda:
         CONDA_ENV
+    resources:
+        **measured("exactboost_table_notebook"),
     params:
         cmd=lambda wc, input, output: notebook_cmd(
             input.notebook,
@@ -286,6 +302,8 @@ rule exactboost_figure_notebook:
         "results/logs/notebooks/EB-F3.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("exactboost_figure_notebook"),
     params:
         cmd=notebook_cmd(
             "notebooks/EB-F3.ipynb",

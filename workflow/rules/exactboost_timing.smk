@@ -20,6 +20,8 @@ rule exactboost_timing:
     conda:
         CONDA_ENV
     threads: EB_TIMING["threads"]
+    resources:
+        **measured("exactboost_timing"),
     params:
         methods=" ".join(eb_timing.TIMED_METHODS),
         settings=eb_jobs.batch_settings(EB, eb_timing.TIMED_METHODS, "estimator"),
@@ -58,8 +60,10 @@ rule exactboost_timing_table:
         target="EB-TE|EB-T2",
     conda:
         CONDA_ENV
+    resources:
+        **measured("exactboost_timing_table"),
     params:
-        paper_dir=PAPER_DIR,
+        paper_dir=lambda wc, input: os.path.dirname(input.paper[0]),
     shell:
         "boostcm exactboost timing-table --target {wildcards.target}"
         " --paper-dir {params.paper_dir} --out {output} {input.jobs} > {log} 2>&1"
@@ -79,6 +83,8 @@ rule exactboost_timing_notebook:
         target="EB-TE|EB-T2",
     conda:
         CONDA_ENV
+    resources:
+        **measured("exactboost_timing_notebook"),
     params:
         cmd=lambda wc, input, output: notebook_cmd(
             input.notebook,

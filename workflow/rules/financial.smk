@@ -34,6 +34,8 @@ rule financial_week:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        **measured("financial_week"),
     params:
         drop_weekdays=",".join(FI["drop_weekdays"]),
         n_lags=FI["n_lags"],
@@ -61,6 +63,8 @@ rule financial_daily:
         "results/logs/financial/daily.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("financial_daily"),
     shell:
         "boostcm financial daily --out {output} {input} > {log} 2>&1"
 
@@ -74,6 +78,8 @@ rule financial_stride:
         "results/logs/financial/stride.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("financial_stride"),
     params:
         reference=FI_CHECK["reference_stride"],
     shell:
@@ -92,6 +98,8 @@ rule financial_events:
         "results/logs/financial/events.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("financial_events"),
     shell:
         "boostcm financial events --out {output} {input} > {log} 2>&1"
 
@@ -124,6 +132,8 @@ rule financial_coverage_notebook:
         "results/benchmarks/notebooks/CP-F4.3.tsv"
     conda:
         CONDA_ENV
+    resources:
+        **measured("financial_coverage_notebook"),
     params:
         cmd=notebook_cmd(
             "notebooks/CP-F4.3.ipynb",
@@ -171,6 +181,8 @@ rule financial_events_notebook:
         "results/benchmarks/notebooks/CP-T4.1.tsv"
     conda:
         CONDA_ENV
+    resources:
+        **measured("financial_events_notebook"),
     params:
         cmd=notebook_cmd(
             "notebooks/CP-T4.1.ipynb",

@@ -22,6 +22,8 @@ rule hashing_job:
     conda:
         CONDA_ENV
     threads: 2
+    resources:
+        **measured("hashing_job"),
     params:
         settings=lambda wildcards: hashing_jobs.job_settings(
             HASH_CFG, wildcards.dataset, wildcards.method
@@ -56,6 +58,8 @@ rule hashing_table:
         target=r"HASH-T3\.[345]",
     conda:
         CONDA_ENV
+    resources:
+        **measured("hashing_table"),
     shell:
         "boostcm hashing table {input} --out {output.table}"
         " --summary {output.summary} > {log} 2>&1"
@@ -86,6 +90,8 @@ rule hashing_notebook:
         target=r"HASH-T3\.[345]",
     conda:
         CONDA_ENV
+    resources:
+        **measured("hashing_notebook"),
     params:
         cmd=lambda wildcards, input, output: notebook_cmd(
             input.notebook,

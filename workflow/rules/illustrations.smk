@@ -31,6 +31,8 @@ rule illustration_table:
         target=r"HASH-T1\.1|HASH-T3\.[12]",
     conda:
         CONDA_ENV
+    resources:
+        **measured("illustration_table"),
     params:
         # config/paper, from the transcription's path (config/paper/illustrations/<ID>.csv)
         paper_dir=lambda wc, input: os.path.dirname(
@@ -49,6 +51,8 @@ rule illustration_none:
         "results/logs/illustrations/LN-NONE.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("illustration_none"),
     params:
         paper_dir=PAPER_DIR,
     shell:

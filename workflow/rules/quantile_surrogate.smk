@@ -40,6 +40,8 @@ rule qs_splits_chunk:
         chunk=r"\d+",
     conda:
         CONDA_ENV
+    resources:
+        **measured("qs_splits_chunk", units=lambda wc: QS_CHUNKS[int(wc.chunk)][1]),
     params:
         first=lambda wildcards: QS_CHUNKS[int(wildcards.chunk)][0],
         n_splits=lambda wildcards: QS_CHUNKS[int(wildcards.chunk)][1],
@@ -67,6 +69,8 @@ rule qs_table:
         target="QS-T1|QS-T2",
     conda:
         CONDA_ENV
+    resources:
+        **measured("qs_table"),
     params:
         paper_dir=lambda wildcards, input: os.path.dirname(input.paper),
     shell:
@@ -90,6 +94,8 @@ rule qs_table_notebook:
         target="QS-T1|QS-T2",
     conda:
         CONDA_ENV
+    resources:
+        **measured("qs_table_notebook"),
     params:
         cmd=lambda wildcards, input, output: notebook_cmd(
             input.notebook,
@@ -115,6 +121,8 @@ rule qs_recall_example:
         "results/benchmarks/quantile_surrogate/QS-F2.tsv"
     conda:
         CONDA_ENV
+    resources:
+        **measured("qs_recall_example"),
     params:
         flags=QS_F2_FLAGS,
     shell:
@@ -137,6 +145,8 @@ rule qs_recall_notebook:
         "results/logs/notebooks/QS-F2.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("qs_recall_notebook"),
     params:
         cmd=lambda wildcards, input, output: notebook_cmd(
             input.notebook,

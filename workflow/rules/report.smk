@@ -15,6 +15,8 @@ rule report:
         "results/logs/report.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("report"),
     params:
         paper_dir=PAPER_DIR,
         config=json.dumps(config, sort_keys=True),

@@ -239,6 +239,120 @@ def table_cost(job: Job, table: Mapping, dataset_rows: Mapping[str, float] | Non
     return cpu, float(entry["max_rss_mb"]), source
 
 
+# What a scheduler is asked for per job (D118): the table's peak memory and CPU seconds with
+# headroom, the time limit doubled on each retry, so a job killed at its limit runs again longer.
+RESOURCE_DEFAULTS = {"mem_headroom": 1.5, "runtime_headroom": 3.0, "min_runtime_min": 5}
+
+
+def resource_settings(table: Mapping) -> dict:
+    """The headroom settings of a cost table: its ``resources`` mapping over
+    :data:`RESOURCE_DEFAULTS` (``mem_headroom``, ``runtime_headroom``, ``min_runtime_min``)."""
+    settings = {**RESOURCE_DEFAULTS, **(table.get("resources") or {})}
+    unknown = sorted(set(settings) - set(RESOURCE_DEFAULTS))
+    if unknown:
+        raise ValueError(f"cost table: unknown resources setting(s) {unknown}")
+    if settings["mem_headroom"] < 1 or settings["runtime_headroom"] < 1:
+        raise ValueError("cost table: resource headrooms must be at least 1")
+    if settings["min_runtime_min"] < 1:
+        raise ValueError("cost table: min_runtime_min must be at least 1 minute")
+    return settings
+
+
+def job_resources(
+    job: Job, table: Mapping, dataset_rows: Mapping[str, float] | None = None, attempt: int = 1
+) -> dict:
+    """Memory and time limit to ask a scheduler for one job, from the calibrated table.
+
+    ``mem_mb`` = the entry's peak memory x ``mem_headroom``; ``runtime`` (minutes) = its CPU
+    seconds / threads x ``runtime_headroom``, at least ``min_runtime_min``; both doubled on each
+    retry (``attempt`` 2 asks twice as much as attempt 1), so a job the scheduler killed at its
+    limit, or for memory, runs again with more (the profile's ``retries``).
+
+    Parameters
+    ----------
+    job : Job
+        The job (its rule, wildcards, numeric params and threads).
+    table : mapping
+        From :func:`load_cost_table`; its optional ``resources`` mapping sets the headrooms
+        (:func:`resource_settings`).
+    dataset_rows : mapping, optional
+        Rows per dataset, for entries with ``units: rows:<f>`` (:func:`catalog_rows`).
+    attempt : int, optional
+        Snakemake's attempt number, from 1.
+
+    Returns
+    -------
+    dict
+        ``{"mem_mb": int, "runtime": int}``.
+
+    Examples
+    --------
+    >>> from boostcm.experiments.cost import Job, job_resources
+    >>> table = {"default": {"cpu_s": 10, "max_rss_mb": 300, "source": "assumed"}, "rules": {}}
+    >>> job_resources(Job(0, "any"), table)
+    {'mem_mb': 450, 'runtime': 5}
+    >>> job_resources(Job(0, "any"), table, attempt=2)
+    {'mem_mb': 900, 'runtime': 10}
+    """
+    if int(attempt) < 1:
+        raise ValueError(f"attempt must be at least 1, got {attempt}")
+    settings = resource_settings(table)
+    cpu_s, rss_mb, _ = table_cost(job, table, dataset_rows)
+    scale = 2 ** (int(attempt) - 1)
+    minutes = cpu_s / max(int(job.threads), 1) * settings["runtime_headroom"] / 60
+    return {
+        "mem_mb": int(math.ceil(rss_mb * settings["mem_headroom"])) * scale,
+        "runtime": int(math.ceil(max(minutes, settings["min_runtime_min"]))) * scale,
+    }
+
+
+def rule_resources(
+    rule: str, table: Mapping, dataset_rows: Mapping[str, float] | None = None, units=None
+) -> dict:
+    """The ``resources:`` of a Snakemake rule from the calibrated table (:func:`job_resources`).
+
+    Parameters
+    ----------
+    rule : str
+        The rule's name (its entry in the table, else the default entry).
+    table : mapping
+        From :func:`load_cost_table`.
+    dataset_rows : mapping, optional
+        Rows per dataset (:func:`catalog_rows`), for ``units: rows:<f>``.
+    units : callable or number, optional
+        For an entry with ``units: param:<name>``: the param's value, or a function of the
+        job's wildcards returning it (resources cannot see a job's params).
+
+    Returns
+    -------
+    dict
+        ``{"mem_mb": f, "runtime": f}``, functions of ``(wildcards, threads, attempt)`` as
+        Snakemake calls them; a rule unpacks it with ``resources: **measured("<rule>")``.
+    """
+    entry = table["rules"].get(rule, {})
+    param = (
+        entry.get("units", "").partition(":")[2]
+        if entry.get("units", "").startswith("param:")
+        else None
+    )
+    if param and units is None:
+        raise ValueError(f"rule {rule}: its cost scales with param {param!r}; pass units=")
+
+    def job(wildcards, threads) -> Job:
+        params = {}
+        if param:
+            params[param] = units(wildcards) if callable(units) else units
+        return Job(0, rule, dict(wildcards.items()), threads=int(threads), params=params)
+
+    def mem_mb(wildcards, threads, attempt):
+        return job_resources(job(wildcards, threads), table, dataset_rows, attempt)["mem_mb"]
+
+    def runtime(wildcards, threads, attempt):
+        return job_resources(job(wildcards, threads), table, dataset_rows, attempt)["runtime"]
+
+    return {"mem_mb": mem_mb, "runtime": runtime}
+
+
 def read_benchmark(path: str | Path) -> pd.DataFrame:
     """A Snakemake ``benchmark:`` file (tab-separated: ``s``, ``max_rss``, ``cpu_time``, ...)."""
     table = pd.read_csv(path, sep="\t", na_values=["-", "NA"])
