@@ -195,3 +195,26 @@ def test_sklearn_check_estimator():
         ExactBoostClassifier(n_estimators=10, n_rounds=30, random_state=0),
         expected_failed_checks={"check_classifiers_train": "ranking-score predict"},
     )
+
+
+def test_pak_trains_at_the_positive_rate_by_default():
+    # D119: k=None is the number of training positives (the authors' code), not the evaluated
+    # half of it; an explicit fraction or count still wins
+    X, y = make_data(seed=3)
+    fit = dict(metric="pak", n_estimators=1, n_rounds=2, random_state=0)
+    assert ExactBoostClassifier(**fit).fit(X, y).k_train_ == int(y.sum())
+    half = ExactBoostClassifier(**fit, k=0.5 * y.mean()).fit(X, y)
+    assert half.k_train_ == int(np.ceil(0.5 * y.mean() * y.size))
+    assert ExactBoostClassifier(**fit, k=7).fit(X, y).k_train_ == 7
+
+
+@pytest.mark.parametrize("n1", [7, 14, 28, 29, 57])
+def test_default_depth_is_the_positive_count_despite_rounding(n1):
+    # 0.07 * 100 = 7.000000000000001: a plain ceil would train at k = 8
+    rng = np.random.default_rng(n1)
+    X = rng.normal(size=(100, 2))
+    y = np.zeros(100, dtype=int)
+    y[rng.choice(100, n1, replace=False)] = 1
+    fit = dict(metric="pak", n_estimators=1, n_rounds=1, random_state=0)
+    assert ExactBoostClassifier(**fit).fit(X, y).k_train_ == n1
+    assert ExactBoostClassifier(**fit, k=n1).fit(X, y).k_train_ == n1
