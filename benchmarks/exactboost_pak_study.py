@@ -1,10 +1,11 @@
-"""ExactBoost P@k: default training k against the authors' training k, on the offline datasets.
+"""ExactBoost P@k: training k at half the positive rate against the positive rate, offline datasets.
 
 Runs `exactboost_cv.py` (5-fold CV, E = 250, T = 50, P@k only, evaluation k unchanged, D4) for
 every offline classification dataset of EB-T10 (catalog entries whose raw files can be loaded),
-smallest first, KFold seeds in the outer loop so that a cut run has whole seeds: (a) the default
-training k (0.5 · positive rate), (b) `--k-train` = the dataset's positive rate (the authors'
-code's training k). Rows are appended to the CSV as folds finish; `--summary` reads it back.
+smallest first, KFold seeds in the outer loop so that a cut run has whole seeds: (a) `--k-train`
+= 0.5 · the dataset's positive rate (the evaluated fraction; the library's default before D119),
+(b) `--k-train` = the positive rate (the authors' code's training k, the default since D119).
+Rows of (a) written before D119 have no k_train (the default then). Rows are appended to the CSV as folds finish; `--summary` reads it back.
 
 The test, fixed before the run: per dataset, the (fold, seed) pairs of (a) and (b) are paired
 (same split, same model seed); (b) beats (a) beyond fold noise when the two-sided paired t-test
@@ -46,22 +47,24 @@ def offline_datasets(names=None):
     return dict(sorted(found.items(), key=lambda kv: kv[1][0]))
 
 
-def run(cv_seeds, datasets=None, search="greedy", configs=("default", "rate")):
+def run(cv_seeds, datasets=None, search="greedy", configs=("half", "rate")):
     info = offline_datasets(datasets)
     for seed in cv_seeds:
         for name, (n, rate) in info.items():
             for config in configs:
                 argv = ["--datasets", name, "--metrics", "pak", "--cv-seed", str(seed)]
                 argv += ["--search", search, "--out", str(OUT)]
-                if config == "rate":
-                    argv += ["--k-train", f"{rate:.6f}"]
+                share = {"half": 0.5, "rate": 1.0}[config]
+                argv += ["--k-train", f"{share * rate:.6f}"]
                 print(f"== {name} n={n} rate={rate:.4f} seed={seed} {config}", flush=True)
                 exactboost_cv.main(argv)
 
 
 def summary(path=OUT):
     df = pd.read_csv(path)
-    df["config"] = np.where(df["k_train"].isna(), "default", "rate")
+    # (a): no k_train (rows of the pre-D119 default) or half of the dataset's rate
+    rate = df.groupby("dataset")["k_train"].transform("max")
+    df["config"] = np.where(df["k_train"].isna() | (df["k_train"] < 0.75 * rate), "half", "rate")
     df.loc[df["search"] != "greedy", "config"] += "_" + df["search"]
     pub = paper_table("EB-T10").set_index("Dataset")["ExactBoost"]
     rows = []
@@ -71,10 +74,10 @@ def summary(path=OUT):
         for c in wide.columns:
             v = wide[c].dropna()
             row[c] = f"{v.mean():.3f} ± {v.std(ddof=1):.3f} ({len(v)})"
-        pair = wide[["default", "rate"]].dropna() if "rate" in wide else wide.iloc[:0]
+        pair = wide[["half", "rate"]].dropna() if "rate" in wide else wide.iloc[:0]
         if len(pair) >= 2:
-            d = pair["rate"] - pair["default"]
-            t = stats.ttest_rel(pair["rate"], pair["default"]).pvalue if d.std() > 0 else math.nan
+            d = pair["rate"] - pair["half"]
+            t = stats.ttest_rel(pair["rate"], pair["half"]).pvalue if d.std() > 0 else math.nan
             nz = d[d != 0]
             sign = stats.binomtest(int((nz < 0).sum()), len(nz)).pvalue if len(nz) else math.nan
             row.update(
@@ -95,7 +98,7 @@ if __name__ == "__main__":
     ap.add_argument("--cv-seeds", nargs="+", type=int, default=[0, 1])
     ap.add_argument("--datasets", nargs="+", default=None)
     ap.add_argument("--search", default="greedy")
-    ap.add_argument("--configs", nargs="+", default=["default", "rate"])
+    ap.add_argument("--configs", nargs="+", default=["half", "rate"], choices=["half", "rate"])
     ap.add_argument("--summary", action="store_true")
     args = ap.parse_args()
     if args.summary:
