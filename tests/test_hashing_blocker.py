@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import boostcm.hashing.blocker as blocker_module
 import boostcm.hashing.metrics as metrics_module
 from boostcm.hashing import (
     Blocker,
@@ -86,6 +87,16 @@ def test_keys_do_not_depend_on_the_batch(people):
         apart = np.vstack([blocker.keys(people.iloc[:40]), blocker.keys(people.iloc[40:])])
         np.testing.assert_array_equal(together, apart)
         assert together.shape == (len(people), blocker.n_tables_)
+
+
+def test_keys_in_chunks_equal_keys_at_once(fitted, people, monkeypatch):
+    # keys() hashes records in chunks of KEY_CHUNK (the signatures of one chunk in memory)
+    at_once = fitted.keys(people)
+    monkeypatch.setattr(blocker_module, "KEY_CHUNK", 7)
+    np.testing.assert_array_equal(fitted.keys(people), at_once)
+    pairs = fitted.candidate_pairs(people)
+    monkeypatch.setattr(blocker_module, "KEY_CHUNK", 100_000)
+    assert pairs.equals(fitted.candidate_pairs(people))
 
 
 def test_pickle_round_trip_gives_identical_pairs(fitted, people):

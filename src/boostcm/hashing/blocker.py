@@ -29,6 +29,7 @@ from .vectorize import MinHasher, record_strings
 __all__ = ["METHODS", "Blocker", "evaluate_pairs"]
 
 METHODS = ("learned", "minhash-banding")
+KEY_CHUNK = 100_000  # records whose signatures `keys` holds at once
 
 
 class _Params:
@@ -255,7 +256,16 @@ class Blocker(_Params):
         """
         self._check_fitted()
         records = _check_records(records, "records")
-        X = self.minhasher_.signatures(record_strings(records, self.fields_))
+        keys = np.empty((len(records), int(self.n_tables_)), dtype=np.int64)
+        # in chunks of records: the signatures (n_hashes per record) live one chunk at a time,
+        # so memory grows with n by the keys alone (D120)
+        for lo in range(0, len(records), KEY_CHUNK):
+            part = records.iloc[lo : lo + KEY_CHUNK]
+            X = self.minhasher_.signatures(record_strings(part, self.fields_))
+            keys[lo : lo + len(part)] = self._signature_keys(X)
+        return keys
+
+    def _signature_keys(self, X: np.ndarray) -> np.ndarray:
         if self.hash_family_ is None:
             return _band_keys(X, int(self.n_tables_), int(self.rows_))
         fam = self.hash_family_
