@@ -29,8 +29,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_binary_labels, check_finite_1d, check_integer, check_probability
-from .._validation import check_real
+from .._validation import (
+    check_binary_labels,
+    check_finite_1d,
+    check_integer,
+    check_probability,
+    check_real,
+)
 from ..metrics import rate_depth
 from ._base import ScoringClassifier, rate_threshold, standardization
 
