@@ -94,7 +94,8 @@ def test_recovers_a_separable_direction():
     assert pak_loss(s, y, clf.k_) == 0.0  # the top k are all positive
     cos = clf.coef_ @ u / (np.linalg.norm(clf.coef_) * np.linalg.norm(u))
     assert cos > 0.8
-    assert clf.training_loss_ == min(clf.loss_curve_) and clf.loss_curve_[0] == 1.0
+    assert clf.loss_curve_[0] == 1.0 and len(clf.loss_curve_) == 400
+    assert clf.training_loss_ < 1.0  # a margin: the averaged iterate beats the tied w = 0
 
 
 def test_depth_capped_at_the_positives_and_errors():

@@ -19,10 +19,15 @@ highest-scoring negatives and the k - m highest-scoring positives (removing the 
 from the average), so the surrogate is a maximum over m of closed-form terms, O(n log n).
 
 Training (`PrecisionAtKAvg`): full-batch subgradient descent on l_avg(Xw; y) / k +
-(weight_decay / 2) ||w||^2 with steps learning_rate / sqrt(t), keeping the iterate with the lowest
-objective (the classical guarantee of the subgradient method). Kar et al. train it by SGD@k-avg
-(stochastic subgradients on buffers of positives and negatives); the quantile-surrogate paper
-learns it "on the full training set", which the full batch does exactly.
+(weight_decay / 2) ||w||^2 from w = 0 with steps learning_rate / sqrt(t), returning the average of
+the iterates (the output of the subgradient method's convergence bound). Kar et al. train it by
+SGD@k-avg (stochastic subgradients on buffers of positives and negatives); the quantile-surrogate
+paper learns it "on the full training set", which the full batch does exactly. Near w = 0 the
+surrogate is 1 + (mean score of the k highest negatives - mean positive score) (the term of
+m = k false positives), so on data without a wide margin its minimum is w = 0 itself (all scores tied); the
+iterates then shrink towards 0 along the direction that separates the positives' mean from the
+top negatives, and the averaged iterate keeps that direction, which is all a ranking uses
+(docs/decisions.md, D115).
 """
 
 from __future__ import annotations
@@ -117,8 +122,9 @@ class PrecisionAtKAvg(ScoringClassifier):
     """Linear classifier trained on the l_prec@k^avg surrogate of Kar, Narasimhan & Jain (2015).
 
     Minimises l_avg(Xw; y) / k + (weight_decay / 2) ||w||^2 (`prec_at_k_avg_loss`) by full-batch
-    subgradient descent with steps learning_rate / sqrt(t) from w = 0, keeping the iterate with
-    the lowest objective. The depth is k = max(1, floor(tau n)) (the depth of P@tau), capped at
+    subgradient descent with steps learning_rate / sqrt(t) from w = 0 and returns the average of
+    the iterates (see the module docstring for why not the best iterate: on data without a wide
+    margin the objective's minimum is the tied w = 0). The depth is k = max(1, floor(tau n)) (the depth of P@tau), capped at
     the number of training positives (the surrogate needs k <= n_+).
 
     Parameters
@@ -147,9 +153,9 @@ class PrecisionAtKAvg(ScoringClassifier):
     k_ : int
         The depth the surrogate was trained for.
     training_loss_ : float
-        Objective (surrogate / k plus the weight decay) of the kept iterate.
+        Objective (surrogate / k plus the weight decay) at the averaged iterate.
     loss_curve_ : list of float
-        Objective at every iterate (the start w = 0 first).
+        Objective at every iterate before its step (the start w = 0 first, where it is 1).
     threshold_ : float
         Operating threshold: the top tau share of the training scores is positive.
 
@@ -194,20 +200,18 @@ class PrecisionAtKAvg(ScoringClassifier):
         Z = (X - mu) / sd
         k = min(rate_depth(tau, X.shape[0]), int(y.sum()))
         w = np.zeros(Z.shape[1])
-        best_w, best_val, curve = w, np.inf, []
-        for t in range(n_iter + 1):
+        w_sum, curve = np.zeros_like(w), []
+        for t in range(1, n_iter + 1):
             val, g = prec_at_k_avg_loss(Z @ w, y, k)
-            val += 0.5 * wd * (w @ w)
-            curve.append(float(val))
-            if val < best_val:
-                best_val, best_w = val, w
-            if t == n_iter:
-                break
-            w = w - lr / np.sqrt(t + 1.0) * (Z.T @ g + wd * w)
+            curve.append(float(val + 0.5 * wd * (w @ w)))
+            w = w - lr / np.sqrt(t) * (Z.T @ g + wd * w)
+            w_sum += w
+        w_bar = w_sum / n_iter
+        val = prec_at_k_avg_loss(Z @ w_bar, y, k)[0] + 0.5 * wd * (w_bar @ w_bar)
         self.k_ = int(k)
         self.loss_curve_ = curve
-        self.training_loss_ = float(best_val)
-        self.coef_ = best_w / sd
+        self.training_loss_ = float(val)
+        self.coef_ = w_bar / sd
         self.offset_ = -float(mu @ self.coef_)
         return rate_threshold(self._raw_score(X), tau)
 
