@@ -17,27 +17,17 @@ QS_F1 = QS["f1"]
 QS_F1_CHUNKS = chunk_ranges(QS_F1["n_splits"], QS_F1["chunk_size"])
 
 
-def qs_f1_data_present():
-    """Whether QS-F1's dataset is selected and its raw files (or its processed file) exist: a
-    manual download, so the workflow must not ask for it otherwise."""
-    name = QS_F1["dataset"]
-    if name not in config["data"]["datasets"]:
-        return False
-    if Path(f"results/data/processed/{name}.parquet").is_file():
-        return True
-    roots = [r for r in ("results/data/raw", os.environ.get(MIRROR_ENV)) if r]
-    return all(
-        any(Path(r, f["path"]).is_file() for r in roots)
-        for f in dataset_files(name, data_layout(name))
+QS_F1_BUILT = (
+    QS["enabled"] and QS_F1["enabled"] and manual_data_present(QS_F1["dataset"])
+)
+QS_F1_FLAGS = (
+    " ".join(
+        f"--{k.replace('_', '-')}={shlex.quote(str(v))}"
+        for k, v in QS_F1.items()
+        if k not in ("enabled", "dataset", "n_splits", "chunk_size", "taus")
     )
-
-
-QS_F1_BUILT = QS["enabled"] and QS_F1["enabled"] and qs_f1_data_present()
-QS_F1_FLAGS = " ".join(
-    f"--{k.replace('_', '-')}={shlex.quote(str(v))}"
-    for k, v in QS_F1.items()
-    if k not in ("enabled", "dataset", "n_splits", "chunk_size", "taus")
-) + f" --taus {','.join(str(t) for t in QS_F1['taus'])}"
+    + f" --taus {','.join(str(t) for t in QS_F1['taus'])}"
+)
 # every setting shared by the tables' jobs, as command-line flags (a change re-runs the jobs)
 QS_FLAGS = (
     f"--cs {','.join(str(c) for c in QS['cs'])}"
