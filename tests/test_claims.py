@@ -1101,3 +1101,71 @@ def test_a_broken_summary_is_refused(summary):
 def test_a_sound_summary_passes():
     text = "ratio 2.83 at n_cal=2000; bound -inf at 1-p=0.99 (vacuous): finite elsewhere"
     assert Verdict("CP-F4.2a", "deviates", text, rule="a rule").summary == text
+
+
+# --- QS-F1: "competitive performance" of the quantile loss (10) against l_prec@k^avg ----------
+
+
+def _f1_runs(shifts, n_splits=20, sd=0.01, seed=0):
+    """Per-split P@tau of both methods: the quantile loss at baseline + shift (+ noise) per tau."""
+    from boostcm.report.claims import QS_F1_BASELINE, QS_F1_QUANTILE
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(n_splits):
+        for i, shift in enumerate(shifts):
+            tau = 0.001 * (i + 1)
+            base = 0.5 + 0.1 * rng.normal()
+            rows.append({"split": s, "tau": tau, "method": QS_F1_BASELINE, "precision": base})
+            q = base + shift + sd * rng.normal()
+            rows.append({"split": s, "tau": tau, "method": QS_F1_QUANTILE, "precision": q})
+    return pd.DataFrame(rows)
+
+
+def test_qs_f1_verdict_competitive_within_the_margin_and_not_beyond():
+    from boostcm.report.claims import QS_F1_MARGIN, quantile_f1_verdict
+
+    same = quantile_f1_verdict(_f1_runs([0.0] * 5))
+    assert same.status == "agrees" and same.details["claims"][0]["holds"]
+    slightly = quantile_f1_verdict(_f1_runs([-QS_F1_MARGIN / 2] * 5))
+    assert slightly.status == "agrees"  # significantly worse, but by less than the margin
+    worse = quantile_f1_verdict(_f1_runs([-3 * QS_F1_MARGIN] * 5))
+    assert worse.status == "deviates"
+    assert all(r["competitive"] is False for r in worse.details["per_tau"])
+    assert all(c["agrees"] is False for c in worse.details["cells"])
+    better = quantile_f1_verdict(_f1_runs([0.2] * 5))
+    assert better.status == "agrees"
+
+
+def test_qs_f1_verdict_needs_the_share_of_rates():
+    from boostcm.report.claims import QS_F1_MIN_SHARE, quantile_f1_verdict
+
+    assert QS_F1_MIN_SHARE == 0.8
+    four_of_five = quantile_f1_verdict(_f1_runs([0.0, 0.0, 0.0, 0.0, -0.2]))
+    assert four_of_five.status == "agrees"
+    assert [r["competitive"] for r in four_of_five.details["per_tau"]] == [True] * 4 + [False]
+    three_of_five = quantile_f1_verdict(_f1_runs([0.0, 0.0, 0.0, -0.2, -0.2]))
+    assert three_of_five.status == "deviates" and "3 of 5" in three_of_five.summary
+
+
+def test_qs_f1_verdict_interval_is_the_paired_t_interval():
+    from scipy.stats import t as student_t
+
+    from boostcm.report.claims import QS_F1_BASELINE, QS_F1_QUANTILE, quantile_f1_verdict
+
+    runs = _f1_runs([-0.01], n_splits=7, sd=0.05, seed=3)
+    r = quantile_f1_verdict(runs).details["per_tau"][0]
+    wide = runs.pivot_table(index="split", columns="method", values="precision")
+    d = (wide[QS_F1_QUANTILE] - wide[QS_F1_BASELINE]).to_numpy()
+    half = student_t.ppf(0.975, 6) * d.std(ddof=1) / np.sqrt(7)
+    assert r["difference"] == pytest.approx(d.mean())
+    assert (r["low"], r["high"]) == pytest.approx((d.mean() - half, d.mean() + half))
+
+
+def test_qs_f1_verdict_one_split_is_built_and_missing_method_raises():
+    from boostcm.report.claims import quantile_f1_verdict
+
+    assert quantile_f1_verdict(_f1_runs([0.0, 0.0], n_splits=1)).status == "built"
+    runs = _f1_runs([0.0])
+    with pytest.raises(ValueError, match="prec@k avg"):
+        quantile_f1_verdict(runs[runs["method"] != "prec@k avg"])

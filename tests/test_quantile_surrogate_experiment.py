@@ -1,4 +1,4 @@
-"""QS-T1/T2/F2 drivers (boostcm.experiments.quantile_surrogate), their CLI and their verdicts."""
+"""QS-T1/T2/F1/F2 drivers (boostcm.experiments.quantile_surrogate), their CLI and their verdicts."""
 
 import numpy as np
 import pandas as pd
@@ -234,3 +234,159 @@ def test_cli_refuses_a_bad_rate_without_output(tmp_path, capsys):
     assert not out.exists()
     args[args.index("0.1,1.5")] = "0.1,0.2"
     assert main(args) == 0 and out.exists()
+
+
+# --- QS-F1 on a synthetic stand-in for KDD Cup 2008 ------------------------------------------
+
+
+def _kdd_stand_in(n=3000, seed=0):
+    """117 features and about 1.5 % positives, as KDD Cup 2008 (0.6 %) but small."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        n_samples=n,
+        n_features=117,
+        n_informative=20,
+        weights=[0.985],
+        flip_y=0.002,
+        random_state=seed,
+    )
+    return X, y.astype(np.int64)
+
+
+F1_SMALL = dict(batch_size=100, kar_n_iter=60)
+
+
+def test_f1_splits_deterministic_chunked_and_each_model_trained_for_its_tau():
+    from boostcm.baselines import PrecisionAtKAvg, QuantileSurrogate
+    from boostcm.experiments.quantile_surrogate import F1_METHODS, F1Settings, run_f1_splits
+    from boostcm.metrics import precision_at_rate
+
+    X, y = _kdd_stand_in()
+    settings = F1Settings(**F1_SMALL)
+    kw = dict(seed=5, taus=[0.005, 0.01], settings=settings)
+    whole = run_f1_splits(X, y, [0, 1], **kw)
+    parts = pd.concat([run_f1_splits(X, y, [0], **kw), run_f1_splits(X, y, [1], **kw)])
+    pd.testing.assert_frame_equal(whole, parts.reset_index(drop=True))
+    assert len(whole) == 2 * 2 * 2 and set(whole["method"]) == set(F1_METHODS)
+    assert whole["precision"].between(0, 1).all()
+    # the rows are what the two estimators give on the split's partition (70 % / 30 %)
+    from boostcm._io import derive_rng
+
+    rng = derive_rng(5, "qs-f1", 1)
+    perm = rng.permutation(len(y))
+    tr, te = perm[: int(round(0.7 * len(y)))], perm[int(round(0.7 * len(y))) :]
+    seed = int(rng.integers(2**31 - 1))
+    q = QuantileSurrogate(
+        tau=0.01,
+        loss="positives",
+        h=settings.h,
+        weight_decay=settings.weight_decay,
+        learning_rate=settings.learning_rate,
+        momentum=settings.momentum,
+        n_epochs=settings.n_epochs,
+        batch_size=100,
+        n_init=1,
+        random_state=seed,
+    ).fit(X[tr], y[tr])
+    k = PrecisionAtKAvg(tau=0.01, weight_decay=settings.weight_decay, n_iter=60).fit(X[tr], y[tr])
+    row = whole.set_index(["split", "method", "tau"])["precision"]
+    assert row[(1, "quantile (10)", 0.01)] == precision_at_rate(
+        q.decision_function(X[te]), y[te], 0.01
+    )
+    assert row[(1, "prec@k avg", 0.01)] == precision_at_rate(
+        k.decision_function(X[te]), y[te], 0.01
+    )
+
+
+def test_f1_summary_intervals_and_the_verdict_on_the_stand_in():
+    from scipy.stats import t as student_t
+
+    from boostcm.experiments.quantile_surrogate import F1Settings, f1_summary, run_f1_splits
+    from boostcm.report.claims import quantile_f1_verdict
+
+    X, y = _kdd_stand_in()
+    runs = run_f1_splits(X, y, range(3), seed=0, taus=[0.01], settings=F1Settings(**F1_SMALL))
+    table = f1_summary(runs)
+    assert list(table["method"]) == ["prec@k avg", "quantile (10)"]
+    for r in table.itertuples():
+        p = runs.loc[runs["method"] == r.method, "precision"]
+        half = student_t.ppf(0.975, 2) * p.std(ddof=1) / np.sqrt(3)
+        assert (r.ci_low, r.ci_high) == pytest.approx((p.mean() - half, p.mean() + half))
+    verdict = quantile_f1_verdict(runs)
+    assert verdict.status in ("agrees", "deviates") and verdict.details["n_splits"] == 3
+
+
+def test_f1_refuses_a_one_class_part_and_bad_settings():
+    from boostcm.experiments.quantile_surrogate import F1Settings, run_f1_splits
+
+    X, y = _kdd_stand_in(n=300)
+    y = np.zeros_like(y)
+    y[0] = 1  # a single positive: one part has none
+    with pytest.raises(ValueError, match="single class"):
+        run_f1_splits(X, y, [0], seed=0, taus=[0.01], settings=F1Settings())
+    with pytest.raises(ValueError, match="train_fraction"):
+        F1Settings(train_fraction=1.0)
+    with pytest.raises(ValueError, match="batch_size"):
+        F1Settings(batch_size=0)
+
+
+def test_f1_cli_chunks_and_table(tmp_path):
+    X, y = _kdd_stand_in(n=1500)
+    proc = tmp_path / "kddcup2008.parquet"
+    pd.DataFrame(X, columns=[f"f{i}" for i in range(117)]).assign(label=y).to_parquet(proc)
+    chunks = []
+    for first in (0, 1):
+        out = tmp_path / f"chunk{first}.parquet"
+        args = ["quantile-surrogate", "f1-splits", "--processed", str(proc), "--out", str(out)]
+        args += ["--first", str(first), "--count", "1", "--seed", "0", "--taus", "0.01,0.02"]
+        args += ["--batch-size", "100", "--n-epochs", "3", "--kar-n-iter", "30"]
+        args += ["--train-fraction", "0.7", "--h", "0.02", "--learning-rate", "0.01"]
+        args += ["--momentum", "0.9", "--weight-decay", "0.001", "--kar-learning-rate", "0.1"]
+        assert main(args) == 0
+        chunks.append(str(out))
+    table, runs = tmp_path / "QS-F1.csv", tmp_path / "runs.parquet"
+    args = ["quantile-surrogate", "f1-table", *chunks, "--out", str(table)]
+    assert main([*args, "--runs-out", str(runs)]) == 0
+    t = pd.read_csv(table)
+    assert len(t) == 4 and (t["n_splits"] == 2).all()
+    assert len(pd.read_parquet(runs)) == 2 * 2 * 2
+    # a chunk twice is refused
+    assert (
+        main([*args[:3], chunks[0], chunks[0], "--out", str(table), "--runs-out", str(runs)]) == 1
+    )
+
+
+@pytest.mark.slow
+def test_workflow_asks_for_qs_f1_only_with_its_manual_download(tmp_path, monkeypatch):
+    # about 25 s: Snakemake parses the whole workflow twice
+    from pathlib import Path
+
+    from boostcm.experiments import cost
+
+    root = Path(__file__).resolve().parents[1]
+    if (root / "results/data/raw/kddcup2008").exists():
+        pytest.skip("this checkout holds the KDD Cup 2008 file")
+    config = tmp_path / "qs_f1.yaml"
+    config.write_text(
+        "data: {datasets: [kddcup2008], mirror: ''}\n"
+        "quantile_surrogate: {f2: {enabled: false}, f1: {n_splits: 4, chunk_size: 2}}\n"
+    )
+    mirror = tmp_path / "mirror"
+    monkeypatch.setenv("BOOSTCM_DATA_MIRROR", str(mirror))
+
+    def jobs():
+        return cost.workflow_jobs([config], snakefile=root / "workflow/Snakefile", workdir=root)
+
+    missing = jobs()
+    assert not [j for j in missing if j.rule.startswith("qs_f1")]
+    (mirror / "kddcup2008").mkdir(parents=True)
+    (mirror / "kddcup2008" / "kddcup2008.csv").write_text("1,0.5\n-1,0.2\n")
+    present = jobs()
+    by_rule = pd.Series([j.rule for j in present]).value_counts()
+    assert by_rule["qs_f1_chunk"] == 2 and by_rule["qs_f1_table"] == 1
+    assert by_rule["qs_f1_notebook"] == 1
+    table = cost.load_cost_table(root / "config" / "job_costs.yaml")
+    costs = cost.project(present, table)
+    chunk = costs[[j.rule == "qs_f1_chunk" for j in present]]
+    assert (chunk["source"] == "table").all() and (chunk["cpu_s"] == 8 + 41 * 2).all()

@@ -133,3 +133,18 @@ def qs_table_flags(target):
         f"--train-fraction {c['train_fraction']} --h {c['h']}"
         f" --taus {','.join(str(t) for t in c['taus'])}"
     )
+
+
+def manual_data_present(name):
+    """Whether a dataset that needs a manual download (QS-F1's kddcup2008) is selected in
+    data.datasets and its raw files (or its processed file) exist in results/data/raw or the
+    mirror: the workflow asks for such a file only then."""
+    if name not in config["data"]["datasets"]:
+        return False
+    if Path(f"results/data/processed/{name}.parquet").is_file():
+        return True
+    roots = [r for r in ("results/data/raw", os.environ.get(MIRROR_ENV)) if r]
+    return all(
+        any(Path(r, f["path"]).is_file() for r in roots)
+        for f in dataset_files(name, data_layout(name))
+    )

@@ -1,7 +1,8 @@
 # Mackey, Luo and Eban, "Constrained classification and ranking via quantiles": QS-T1 (Ionosphere)
-# and QS-T2 (Housing), P@tau of LR, AATP, Q1 and Q3 over random splits, and QS-F2 (the
-# precision-at-recall example). Jobs: chunks of splits -> a table per target (both C protocols)
-# -> a papermill notebook (figure, verdict). QS-F1 needs the KDD Cup 2008 files (not built).
+# and QS-T2 (Housing), P@tau of LR, AATP, Q1 and Q3 over random splits, QS-F2 (the
+# precision-at-recall example) and QS-F1 (KDD Cup 2008: loss (10) vs l_prec@k^avg). Jobs: chunks
+# of splits -> a table per target -> a papermill notebook (figure, verdict). QS-F1 runs only when
+# its dataset is in data.datasets and its manual download is present (docs/datasets.md).
 # Logic: boostcm.baselines, boostcm.experiments.quantile_surrogate.
 from boostcm.experiments.conformal import chunk_ranges
 
@@ -12,6 +13,21 @@ QS_TABLES = [
     t for t, c in QS["tables"].items() if c["dataset"] in config["data"]["datasets"]
 ]
 QS_F2 = QS["f2"]
+QS_F1 = QS["f1"]
+QS_F1_CHUNKS = chunk_ranges(QS_F1["n_splits"], QS_F1["chunk_size"])
+
+
+QS_F1_BUILT = (
+    QS["enabled"] and QS_F1["enabled"] and manual_data_present(QS_F1["dataset"])
+)
+QS_F1_FLAGS = (
+    " ".join(
+        f"--{k.replace('_', '-')}={shlex.quote(str(v))}"
+        for k, v in QS_F1.items()
+        if k not in ("enabled", "dataset", "n_splits", "chunk_size", "taus")
+    )
+    + f" --taus {','.join(str(t) for t in QS_F1['taus'])}"
+)
 # every setting shared by the tables' jobs, as command-line flags (a change re-runs the jobs)
 QS_FLAGS = (
     f"--cs {','.join(str(c) for c in QS['cs'])}"
@@ -162,7 +178,75 @@ rule qs_recall_notebook:
         "{params.cmd} > {log} 2>&1"
 
 
+rule qs_f1_chunk:
+    input:
+        f"results/data/processed/{QS_F1['dataset']}.parquet",
+    output:
+        f"{QS_DIR}/QS-F1/chunk{{chunk}}.parquet",
+    log:
+        "results/logs/quantile_surrogate/QS-F1_chunk{chunk}.log",
+    benchmark:
+        "results/benchmarks/quantile_surrogate/QS-F1_chunk{chunk}.tsv"
+    wildcard_constraints:
+        chunk=r"\d+",
+    conda:
+        CONDA_ENV
+    params:
+        first=lambda wildcards: QS_F1_CHUNKS[int(wildcards.chunk)][0],
+        n_splits=lambda wildcards: QS_F1_CHUNKS[int(wildcards.chunk)][1],
+        flags=QS_F1_FLAGS,
+    shell:
+        "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1"
+        " boostcm quantile-surrogate f1-splits --processed {input}"
+        f" --first {{params.first}} --count {{params.n_splits}} --seed {SEED} {{params.flags}}"
+        " --out {output} > {log} 2>&1"
+
+
+rule qs_f1_table:
+    input:
+        [f"{QS_DIR}/QS-F1/chunk{c}.parquet" for c in range(len(QS_F1_CHUNKS))],
+    output:
+        table="results/tables/QS-F1.csv",
+        runs=f"{QS_DIR}/QS-F1/runs.parquet",
+    log:
+        "results/logs/tables/QS-F1.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "boostcm quantile-surrogate f1-table {input} --out {output.table}"
+        " --runs-out {output.runs} > {log} 2>&1"
+
+
+rule qs_f1_notebook:
+    input:
+        notebook="notebooks/quantile_surrogate.ipynb",
+        table="results/tables/QS-F1.csv",
+        runs=f"{QS_DIR}/QS-F1/runs.parquet",
+    output:
+        executed="results/notebooks/QS-F1.ipynb",
+        figure="results/figures/QS-F1.png",
+        verdict="results/verdicts/QS-F1.json",
+    log:
+        "results/logs/notebooks/QS-F1.log",
+    conda:
+        CONDA_ENV
+    params:
+        cmd=lambda wildcards, input, output: notebook_cmd(
+            input.notebook,
+            output.executed,
+            target_id="QS-F1",
+            table_csv=input.table,
+            runs=input.runs,
+            figure=output.figure,
+            verdict=output.verdict,
+        ),
+    shell:
+        "{params.cmd} > {log} 2>&1"
+
+
 if QS["enabled"]:
     ALL_TARGETS.extend(f"results/verdicts/{t}.json" for t in QS_TABLES)
+    if QS_F1_BUILT:
+        ALL_TARGETS.append("results/verdicts/QS-F1.json")
     if QS_F2["enabled"]:
         ALL_TARGETS.append("results/verdicts/QS-F2.json")

@@ -9,7 +9,7 @@ Scores for evaluation: ``predict_proba(X)[:, 1]`` for the surrogates (as in the 
 ``predict_proba`` returns class probabilities, and ``decision_function(X)`` for the exact
 baselines, which learn a ranking score and have no ``predict_proba`` (PluginLogistic, built on a
 probability model, has both).
-Formulations: docs/baselines.md; every departure from the papers: docs/decisions.md, D17-D25.
+Formulations: docs/baselines.md; every departure from the papers: docs/decisions.md, D17-D25, D115.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 from .aatp import AccuracyAtTheTop, aatp_for_rates
 from .dmks import DMKS
 from .plugin import PluginLogistic
+from .precision_at_k import PrecisionAtKAvg, prec_at_k_avg_loss
 from .quantile import (
     PrecisionAtRecallSurrogate,
     QuantileSurrogate,
@@ -33,6 +34,7 @@ __all__ = [
     "AccuracyAtTheTop",
     "DMKS",
     "PluginLogistic",
+    "PrecisionAtKAvg",
     "PrecisionAtRecallSurrogate",
     "QuantileSurrogate",
     "RankBoost",
@@ -44,6 +46,7 @@ __all__ = [
     "TARGET_METRIC",
     "aatp_for_rates",
     "make_estimator",
+    "prec_at_k_avg_loss",
     "precision_at_recall_loss_and_grad",
     "quantile_estimate",
     "quantile_weights",

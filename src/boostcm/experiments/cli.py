@@ -489,7 +489,7 @@ def _financial_events(args) -> None:
     _write_csv(args.out, event_cells(read_jobs(args.jobs)))
 
 
-# --- quantile surrogate (QS-T1, QS-T2, QS-F2) ---------------------------------------------------
+# --- quantile surrogate (QS-T1, QS-T2, QS-F1, QS-F2) ---------------------------------------------------
 
 
 def _floats(text: str) -> list[float]:
@@ -554,6 +554,51 @@ def _qs_table(args) -> None:
     table = summary_table(runs, paper_table(args.target, args.paper_dir))
     write_parquet(args.runs_out, runs, settings)
     _write_csv(args.out, table)
+
+
+def _qs_f1_splits(args) -> None:
+    from .exactboost import read_processed
+    from .quantile_surrogate import F1Settings, run_f1_splits
+
+    if args.count < 1 or args.first < 0:
+        raise ValueError(f"need --first >= 0 and --count >= 1, got {args.first}, {args.count}")
+    settings = F1Settings(
+        train_fraction=args.train_fraction,
+        h=args.h,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        learning_rate=args.learning_rate,
+        momentum=args.momentum,
+        weight_decay=args.weight_decay,
+        kar_learning_rate=args.kar_learning_rate,
+        kar_n_iter=args.kar_n_iter,
+    )
+    taus = _floats(args.taus)
+    X, y = read_processed(args.processed)
+    runs = run_f1_splits(
+        X,
+        y,
+        range(args.first, args.first + args.count),
+        seed=args.seed,
+        taus=taus,
+        settings=settings,
+    )
+    meta = {"target": "QS-F1", "seed": args.seed, "taus": taus, **dataclasses.asdict(settings)}
+    meta.update(first=args.first, count=args.count)
+    write_parquet(args.out, runs, meta)
+
+
+def _qs_f1_table(args) -> None:
+    from .._io import common_settings
+    from .quantile_surrogate import f1_summary
+
+    settings = common_settings(args.chunks, exclude=("first", "count"))
+    runs = pd.concat([pd.read_parquet(p) for p in args.chunks], ignore_index=True)
+    if runs.duplicated(["split", "method", "tau"]).any():
+        raise ValueError("a split appears in two chunks")
+    runs = runs.sort_values(["split", "method", "tau"], ignore_index=True)
+    write_parquet(args.runs_out, runs, settings)
+    _write_csv(args.out, f1_summary(runs))
 
 
 def _qs_recall_example(args) -> None:
@@ -837,6 +882,15 @@ def build_parser() -> argparse.ArgumentParser:
     qt.add_argument("chunks", nargs="+", help="job parquet files of one target")
     _req(qt, "--target", choices=("QS-T1", "QS-T2"))
     _req(qt, "--paper-dir", "--out", "--runs-out")
+    qf = _add(qss, "f1-splits", _qs_f1_splits, "QS-F1 job: P@tau of loss (10) and l_prec@k^avg")
+    _req(qf, "--processed", "--out", "--taus")
+    ints = ("--first", "--count", "--seed", "--batch-size", "--n-epochs", "--kar-n-iter")
+    _req(qf, *ints, type=int)
+    floats = ("--train-fraction", "--h", "--learning-rate", "--momentum", "--weight-decay")
+    _req(qf, *floats, "--kar-learning-rate", type=float)
+    qft = _add(qss, "f1-table", _qs_f1_table, "QS-F1 table: mean P@tau and 95 % intervals")
+    qft.add_argument("chunks", nargs="+", help="job parquet files of QS-F1")
+    _req(qft, "--out", "--runs-out")
     qr = _add(qss, "recall-example", _qs_recall_example, "QS-F2: LR vs the loss (7) on a mixture")
     _req(qr, "--seed", "--n-train", "--n-test", "--n-epochs", "--n-starts", type=int)
     fl = ("--prior", "--sd", "--recall", "--h", "--learning-rate", "--momentum")

@@ -1,6 +1,6 @@
-"""QS-T1, QS-T2 and QS-F2 of Mackey, Luo & Eban, "Constrained classification and ranking via
-quantiles": P@tau over random train/test splits (Tables 1 and 2) and the precision-at-recall
-example on a two-dimensional Gaussian mixture (Figure 2).
+"""QS-T1, QS-T2, QS-F1 and QS-F2 of Mackey, Luo & Eban, "Constrained classification and ranking
+via quantiles": P@tau over random train/test splits (Tables 1 and 2, and Figure 1 on KDD Cup 2008)
+and the precision-at-recall example on a two-dimensional Gaussian mixture (Figure 2).
 
 Tables (`run_splits`, `summary_table`). For every split: a random train/test partition; every
 method is trained for every tau and every C of the grid on the training part and scored by P@tau
@@ -16,7 +16,14 @@ validation P@tau that the held-out protocol picks C with, per split. Methods:
 C is the inverse regularisation of every method: LR and AATP take it as is; the quantile surrogate
 minimises a mean loss, so its weight decay is 1 / (C n_train), the same trade-off.
 
-Figure (`precision_at_recall_example`): a sample of the mixture, logistic regression with its
+Figure 1 (`run_f1_splits`, `f1_summary`): for every split a random 70 % / 30 % partition; for
+every tau, the quantile surrogate with loss (10) (the positives' logistic loss below the
+(1 - tau)-quantile of all scores; minibatch SGD with momentum, kernel estimator (13), one random
+start) and Kar et al.'s l_prec@k^avg (`PrecisionAtKAvg`, full
+training set) are trained for that tau and scored by P@tau on the test part; the figure plots the
+mean and a 95 % confidence interval over the splits.
+
+Figure 2 (`precision_at_recall_example`): a sample of the mixture, logistic regression with its
 threshold moved to the recall target vs the precision-at-recall loss (7), precision at that recall
 on a large test sample, the best linear classifier's precision by a search over directions, and the
 spread over many random starts.
@@ -33,15 +40,24 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from .._io import derive_rng
-from ..baselines import PrecisionAtRecallSurrogate, QuantileSurrogate, aatp_for_rates
+from ..baselines import (
+    PrecisionAtKAvg,
+    PrecisionAtRecallSurrogate,
+    QuantileSurrogate,
+    aatp_for_rates,
+)
 from ..metrics import precision_at_rate, precision_at_recall
 
 __all__ = [
+    "F1_METHODS",
+    "F1Settings",
     "METHODS",
     "MixtureSettings",
     "SplitSettings",
     "best_linear_precision",
+    "f1_summary",
     "precision_at_recall_example",
+    "run_f1_splits",
     "run_splits",
     "sample_mixture",
     "select_c",
@@ -298,6 +314,167 @@ def summary_table(runs: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     cols = ["tau_pct", "method", "protocol", "C", "n_splits", "mean", "sd"]
     t = t[cols + ["published_mean", "published_sd"]]
     return t.sort_values(["protocol", "tau_pct", "method"], ignore_index=True)
+
+
+# --- QS-F1 ---------------------------------------------------------------------------------------
+
+F1_METHODS = ("quantile (10)", "prec@k avg")
+
+
+@dataclasses.dataclass(frozen=True)
+class F1Settings:
+    """Settings of QS-F1's splits (every field is a config key of ``quantile_surrogate.f1``).
+
+    Parameters
+    ----------
+    train_fraction : float
+        Share of the rows in the training part (0.7 in the paper).
+    h : float
+        Kernel bandwidth of the quantile estimator (13), on the rank scale of a minibatch.
+    batch_size : int
+        Minibatch of the quantile surrogate's SGD (1000 in the paper).
+    n_epochs : int
+        Its passes over the training part (3 in the paper).
+    learning_rate : float
+        Its step size on z-scored features.
+    momentum : float
+        Its heavy-ball momentum.
+    weight_decay : float
+        L2 coefficient of both methods (on their mean / per-k losses).
+    kar_learning_rate : float
+        Initial step of the l_prec@k^avg subgradient descent (step t: kar_learning_rate / sqrt(t)).
+    kar_n_iter : int
+        Its full-batch subgradient steps.
+    """
+
+    train_fraction: float = 0.7
+    h: float = 0.02
+    batch_size: int = 1000
+    n_epochs: int = 3
+    learning_rate: float = 0.01
+    momentum: float = 0.9
+    weight_decay: float = 1e-3
+    kar_learning_rate: float = 0.1
+    kar_n_iter: int = 300
+
+    def __post_init__(self):
+        if not 0.0 < self.train_fraction < 1.0:
+            raise ValueError(f"train_fraction must be in (0, 1), got {self.train_fraction}")
+        for name in ("h", "learning_rate", "kar_learning_rate"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        if not 0.0 <= self.momentum < 1.0:
+            raise ValueError(f"momentum must be in [0, 1), got {self.momentum}")
+        if self.weight_decay < 0:
+            raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay}")
+        for name in ("batch_size", "n_epochs", "kar_n_iter"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+
+
+def run_f1_splits(X, y, splits, *, seed, taus, settings: F1Settings) -> pd.DataFrame:
+    """QS-F1: test P@tau of the quantile surrogate (10) and of l_prec@k^avg on random splits.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Features.
+    y : ndarray of shape (n_samples,)
+        Labels in {0, 1}.
+    splits : iterable of int
+        Split numbers; split s draws its partition and its SGD seed from (seed, "qs-f1", s), so a
+        chunk of splits gives the same rows as the whole run.
+    seed : int
+        Global seed.
+    taus : sequence of float
+        Rates, each in (0, 1); every model is trained for the tau it is evaluated at.
+    settings : F1Settings
+        Split and optimiser settings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (split, method, tau): ``precision`` (P@tau on the test part) and
+        ``training_loss`` (the model's final training objective), sorted.
+
+    Raises
+    ------
+    ValueError
+        For a bad tau grid, or a partition that leaves a single class in a part.
+    """
+    taus, _ = _check_grid(taus, [1.0])
+    rows = []
+    for s in splits:
+        rng = derive_rng(seed, "qs-f1", int(s))
+        tr, te = _partition(X.shape[0], settings.train_fraction, rng)
+        for part, idx in (("training part", tr), ("test part", te)):
+            if np.unique(y[idx]).size < 2:
+                raise ValueError(f"split {s}: the {part} holds a single class")
+        split_seed = int(rng.integers(2**31 - 1))
+        for tau in taus:
+            models = {
+                "quantile (10)": QuantileSurrogate(
+                    tau=tau,
+                    loss="positives",
+                    h=settings.h,
+                    weight_decay=settings.weight_decay,
+                    learning_rate=settings.learning_rate,
+                    momentum=settings.momentum,
+                    n_epochs=settings.n_epochs,
+                    batch_size=settings.batch_size,
+                    n_init=1,
+                    random_state=split_seed,
+                ),
+                "prec@k avg": PrecisionAtKAvg(
+                    tau=tau,
+                    weight_decay=settings.weight_decay,
+                    learning_rate=settings.kar_learning_rate,
+                    n_iter=settings.kar_n_iter,
+                ),
+            }
+            for method, model in models.items():
+                model.fit(X[tr], y[tr])
+                rows.append(
+                    {
+                        "split": int(s),
+                        "method": method,
+                        "tau": tau,
+                        "precision": precision_at_rate(model.decision_function(X[te]), y[te], tau),
+                        "training_loss": float(model.training_loss_),
+                    }
+                )
+    return pd.DataFrame(rows).sort_values(["split", "method", "tau"], ignore_index=True)
+
+
+def f1_summary(runs: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """Mean P@tau per (tau, method) over the splits with its two-sided t confidence interval.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Output of `run_f1_splits` (any number of splits).
+    level : float, default=0.95
+        Confidence level of the interval (the paper's error bars are 95 % intervals).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns tau, tau_pct, method, n_splits, mean, sd, ci_low, ci_high (NaN bounds with one
+        split).
+    """
+    from scipy.stats import t as student_t
+
+    g = runs.groupby(["tau", "method"])["precision"]
+    out = g.agg(["count", "mean", "std"]).reset_index()
+    out = out.rename(columns={"count": "n_splits", "std": "sd"})
+    half = [
+        student_t.ppf(0.5 + level / 2, n - 1) * sd / np.sqrt(n) if n > 1 else np.nan
+        for n, sd in zip(out["n_splits"], out["sd"])
+    ]
+    out["ci_low"] = out["mean"] - half
+    out["ci_high"] = out["mean"] + half
+    out.insert(1, "tau_pct", np.round(100 * out["tau"], 6))
+    return out.sort_values(["tau", "method"], ignore_index=True)
 
 
 # --- QS-F2 ---------------------------------------------------------------------------------------

@@ -86,6 +86,7 @@ __all__ = [
     "financial_coverage_verdict",
     "conditional_coverage_verdict",
     "covariate_shift_verdict",
+    "quantile_f1_verdict",
 ]
 
 VERDICT_STATUSES = ("built", "agrees", "deviates")
@@ -3167,6 +3168,140 @@ def quantile_table_verdict(table: pd.DataFrame, runs: pd.DataFrame, target_id: s
             "claims": claims,
             "protocol_gap": gap,
         },
+    )
+
+
+QS_F1_QUANTILE = "quantile (10)"
+QS_F1_BASELINE = "prec@k avg"
+QS_F1_LEVEL = 0.95  # two-sided level of the paired interval (the figure's error bars are 95 %)
+QS_F1_MARGIN = 0.02  # "competitive": not worse than the baseline by more than 2 points of P@tau
+QS_F1_MIN_SHARE = 0.8  # ... at no fewer than 80 % of the rates
+QS_F1_MIN_SPLITS = 2
+QS_F1_RULE = (
+    "Fixed before any KDD Cup 2008 result. The figure prints no numbers, so only the claim "
+    "'competitive performance' of the quantile loss (10) against l_prec@k^avg is judged, paired "
+    "over our splits: at a tau the quantile loss is competitive when the upper end of the "
+    "two-sided {level:.0%} t interval of mean(quantile - l_prec@k^avg) in test P@tau is at least "
+    "-{margin} (it is not significantly worse by more than {margin}). agrees when it is "
+    "competitive at no fewer than {share:.0%} of the rates, deviates otherwise; built with fewer "
+    "than {min_splits} splits."
+)
+
+
+def quantile_f1_verdict(runs: pd.DataFrame, target_id: str = "QS-F1") -> Verdict:
+    """Judge QS-F1 (Mackey, Luo & Eban, Figure 1): is the quantile loss (10) "competitive" with
+    Kar et al.'s l_prec@k^avg?
+
+    The rule (``QS_F1_RULE``; constants ``QS_F1_*``) was fixed before any result on KDD Cup
+    2008: at each tau, the paired 95 % interval of mean(quantile - baseline) in test P@tau over
+    the splits must reach -``QS_F1_MARGIN``; the claim holds when that is so at
+    ``QS_F1_MIN_SHARE`` of the rates or more.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The per-split runs of `boostcm.experiments.quantile_surrogate.run_f1_splits`: columns
+        split, method, tau, precision.
+    target_id : str, default="QS-F1"
+        The target judged.
+
+    Returns
+    -------
+    Verdict
+        ``agrees``, ``deviates`` or ``built``; details hold ``per_tau`` (tau, mean of each
+        method, mean difference, interval, competitive) and ``claims``.
+
+    Raises
+    ------
+    ValueError
+        If a column or one of the two methods is missing.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from boostcm.report.claims import quantile_f1_verdict
+    >>> runs = pd.DataFrame({"split": [0, 0, 1, 1], "tau": 0.01,
+    ...                      "method": ["quantile (10)", "prec@k avg"] * 2,
+    ...                      "precision": [0.5, 0.5, 0.6, 0.55]})
+    >>> quantile_f1_verdict(runs).status
+    'agrees'
+    """
+    _check_frame(runs, ["split", "method", "tau", "precision"], "QS-F1 runs")
+    missing = {QS_F1_QUANTILE, QS_F1_BASELINE} - set(runs["method"])
+    if missing:
+        raise ValueError(f"QS-F1 runs: no rows of {sorted(missing)}")
+    rule = QS_F1_RULE.format(
+        level=QS_F1_LEVEL, margin=QS_F1_MARGIN, share=QS_F1_MIN_SHARE, min_splits=QS_F1_MIN_SPLITS
+    )
+    wide = runs.pivot_table(index=["split", "tau"], columns="method", values="precision")
+    wide = wide[[QS_F1_QUANTILE, QS_F1_BASELINE]].dropna()
+    n = int(wide.index.get_level_values("split").nunique())
+    per_tau = []
+    for tau, part in wide.groupby(level="tau"):
+        d = (part[QS_F1_QUANTILE] - part[QS_F1_BASELINE]).to_numpy(float)
+        row = {
+            "tau": float(tau),
+            "n_splits": int(d.size),
+            "quantile": float(part[QS_F1_QUANTILE].mean()),
+            "baseline": float(part[QS_F1_BASELINE].mean()),
+            "difference": float(d.mean()),
+            "low": None,
+            "high": None,
+            "competitive": None,
+        }
+        if d.size >= QS_F1_MIN_SPLITS:
+            half = student_t.ppf(0.5 + QS_F1_LEVEL / 2, d.size - 1) * d.std(ddof=1)
+            half /= math.sqrt(d.size)
+            row.update(low=row["difference"] - half, high=row["difference"] + half)
+            row["competitive"] = bool(row["high"] >= -QS_F1_MARGIN)
+        per_tau.append(row)
+    evidence = "; ".join(
+        f"{100 * r['tau']:g} %: {r['quantile']:.3f} vs {r['baseline']:.3f}, "
+        f"difference {r['difference']:+.3f}"
+        + (f" [{r['low']:+.3f}, {r['high']:+.3f}]" if r["low"] is not None else "")
+        for r in per_tau
+    )
+    if n < QS_F1_MIN_SPLITS:
+        return Verdict(
+            target_id,
+            "built",
+            f"{n} split(s): too few to judge; {evidence}",
+            rule,
+            {"n_splits": n, "per_tau": per_tau, "claims": []},
+        )
+    cells = [
+        {
+            "row": f"tau = {100 * r['tau']:g} %",
+            "column": f"{QS_F1_QUANTILE} - {QS_F1_BASELINE}",
+            "ours": r["difference"],
+            "published": None,
+            "agrees": r["competitive"],
+            "tolerance": QS_F1_MARGIN,
+            "note": f"{QS_F1_LEVEL:.0%} interval [{r['low']:+.3f}, {r['high']:+.3f}]",
+        }
+        for r in per_tau
+    ]
+    k = sum(bool(r["competitive"]) for r in per_tau)
+    share = k / len(per_tau)
+    holds = share >= QS_F1_MIN_SHARE
+    claim = _labelled_claim(
+        "competitive",
+        "the quantile loss (10) shows competitive performance against l_prec@k^avg",
+        holds,
+        f"competitive at {_fraction_text(k, len(per_tau))} rates; {evidence}",
+    )
+    summary = (
+        f"over {n} splits the quantile loss is competitive with l_prec@k^avg at "
+        f"{_fraction_text(k, len(per_tau))} rates (needs {QS_F1_MIN_SHARE:.0%}): claim "
+        f"{_holds_text(holds)}; mean P@tau difference "
+        + ", ".join(f"{100 * r['tau']:g} % {r['difference']:+.3f}" for r in per_tau)
+    )
+    return Verdict(
+        target_id,
+        "agrees" if holds else "deviates",
+        summary,
+        rule,
+        {"n_splits": n, "per_tau": per_tau, "cells": cells, "claims": [claim]},
     )
 
 
