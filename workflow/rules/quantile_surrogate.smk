@@ -191,6 +191,8 @@ rule qs_f1_chunk:
         chunk=r"\d+",
     conda:
         CONDA_ENV
+    resources:
+        **measured("qs_f1_chunk", units=lambda wc: QS_F1_CHUNKS[int(wc.chunk)][1]),
     params:
         first=lambda wildcards: QS_F1_CHUNKS[int(wildcards.chunk)][0],
         n_splits=lambda wildcards: QS_F1_CHUNKS[int(wildcards.chunk)][1],
@@ -212,6 +214,8 @@ rule qs_f1_table:
         "results/logs/tables/QS-F1.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("qs_f1_table"),
     shell:
         "boostcm quantile-surrogate f1-table {input} --out {output.table}"
         " --runs-out {output.runs} > {log} 2>&1"
@@ -230,6 +234,8 @@ rule qs_f1_notebook:
         "results/logs/notebooks/QS-F1.log",
     conda:
         CONDA_ENV
+    resources:
+        **measured("qs_f1_notebook"),
     params:
         cmd=lambda wildcards, input, output: notebook_cmd(
             input.notebook,
