@@ -15,6 +15,8 @@ from boostcm._stats import wilson_interval
 from boostcm.report import build_report, write_verdict
 from boostcm.report.claims import (
     EB_CELLS_AGREE,
+    EB_MARGIN_SE_FACTOR,
+    EB_MARGIN_SMALL,
     Verdict,
     bound_coverage_verdict,
     conditional_coverage_verdict,
@@ -22,9 +24,11 @@ from boostcm.report.claims import (
     coverage_verdict,
     dataset_properties_verdict,
     exactboost_figure_verdict,
+    exactboost_margin_verdict,
     exactboost_table_verdict,
     financial_coverage_verdict,
     hashing_verdict,
+    margin_curve_check,
 )
 
 NAN = float("nan")
@@ -33,6 +37,96 @@ NAN = float("nan")
 def _is_json(verdict: Verdict) -> None:
     json.dumps(verdict.to_dict(), allow_nan=False)
     assert "\n" not in verdict.summary and verdict.rule
+
+
+# --- EB-F1 (ExactBoost's loss against the margin) -----------------------------------------------
+
+THETAS = np.round(np.r_[np.linspace(0, 0.7, 8), 0.05], 12)
+
+
+def _margin_table(shapes: dict, n_folds: int = 5, noise: float = 0.0005) -> pd.DataFrame:
+    """An EB-F1 table of curves loss(theta) + a fold effect (cancels in paired differences) +
+    noise; `shapes` maps (dataset, loss) to a function of theta."""
+    from boostcm.experiments.exactboost_margin import build_margin_table
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for (dataset, loss), f in shapes.items():
+        fold_effect = rng.normal(0, 0.05, n_folds)
+        for fold in range(n_folds):
+            for theta in np.unique(THETAS):
+                for split in ("train", "test"):
+                    value = f(theta) + fold_effect[fold] + rng.normal(0, noise)
+                    rows.append(("coarse", dataset, fold, loss, theta, split, value))
+    jobs = pd.DataFrame(
+        rows, columns=["grid", "dataset", "fold", "loss", "theta", "split", "value"]
+    )
+    return build_margin_table(jobs, n_folds)
+
+
+def U_SHAPE(t):
+    return 0.3 + (t - 0.05) ** 2  # lowest at the default, 0.0025 below theta = 0
+
+
+def RISING(t):
+    return 0.3 + 0.2 * t  # no gain from any margin
+
+
+def FLAT(t):
+    return 0.3 + 0 * t
+
+
+def test_margin_verdict_agrees_on_u_shaped_curves():
+    shapes = {(d, lo): U_SHAPE for d in ("a", "b") for lo in ("auc", "ks", "pak")}
+    v = exactboost_margin_verdict(_margin_table(shapes), missing_datasets=["gmsc"])
+    assert v.status == "agrees" and v.details["n_support"] == 6 == v.details["n_curves"]
+    assert "not in this run: gmsc" in v.summary
+    assert [c["holds"] for c in v.details["claims"]] == [True, True, True]
+    assert len(v.details["cells"]) == 12 and all(c["agrees"] for c in v.details["cells"])
+    assert {c["best_small_theta"] for c in v.details["curves"]} == {0.05}
+    _is_json(v)
+
+
+def test_margin_verdict_generally_but_not_always():
+    """3 of 4 curves supporting is 'generally' (75 %); 2 of 4 is not."""
+    three = {("a", "auc"): U_SHAPE, ("a", "ks"): U_SHAPE, ("a", "pak"): U_SHAPE}
+    v = exactboost_margin_verdict(_margin_table({**three, ("b", "auc"): RISING}))
+    assert v.status == "agrees" and v.details["n_support"] == 3
+    two = {("a", "auc"): U_SHAPE, ("a", "ks"): U_SHAPE, ("b", "auc"): RISING, ("b", "ks"): FLAT}
+    v = exactboost_margin_verdict(_margin_table(two))
+    assert v.status == "deviates" and v.details["n_support"] == 2
+    curves = {(c["dataset"], c["loss"]): c for c in v.details["curves"]}
+    # rising: degrades but no gain; flat: neither (its differences are noise)
+    assert curves[("b", "AUC")]["degrades"] and not curves[("b", "AUC")]["gain"]
+    assert not curves[("b", "KS")]["gain"] and not curves[("b", "KS")]["degrades"]
+
+
+def test_margin_curve_check_thresholds_at_k_standard_errors():
+    """Paired differences exactly at k SE do not count (strict), just above do."""
+    thetas = np.array([0.0, 0.05, 0.7])
+    d = np.array([-1.0, 1.0, -1.0, 1.0]) * 0.01  # paired noise: sd 0.01155, se 0.00577
+    se = d.std(ddof=1) / 2
+    for shift, gain in ((EB_MARGIN_SE_FACTOR * se, False), (EB_MARGIN_SE_FACTOR * se + 1e-9, True)):
+        base = np.array([0.3, 0.32, 0.28, 0.31])
+        folds = np.vstack([base, base - shift + d, base + 0.5])
+        check = margin_curve_check(thetas, folds)
+        assert check["gain"] is gain and check["degrades"] is True
+        assert check["gain_se"] == pytest.approx(se)
+    # the largest theta being the minimum never 'degrades'
+    falling = np.vstack([base + 0.2, base + 0.1, base])
+    assert margin_curve_check(thetas, falling)["degrades"] is False
+
+
+def test_margin_curve_check_needs_folds_and_a_grid_through_zero():
+    base = np.array([[0.3, 0.3], [0.2, 0.2], [0.4, 0.4]])
+    assert margin_curve_check([0.0, 0.05, 0.7], base[:, :1])["gain"] is None  # one fold
+    assert margin_curve_check([0.01, 0.05, 0.7], base)["gain"] is None  # no theta = 0
+    assert margin_curve_check([0.0, EB_MARGIN_SMALL + 0.1, 0.7], base)["gain"] is None
+    assert margin_curve_check([0.0, 0.05, EB_MARGIN_SMALL], base)["gain"] is None  # no large one
+    with pytest.raises(ValueError, match="no curve can be judged"):
+        exactboost_margin_verdict(_margin_table({("a", "auc"): U_SHAPE}, n_folds=1))
+    with pytest.raises(ValueError, match="lacks column"):
+        exactboost_margin_verdict(pd.DataFrame({"grid": ["coarse"]}))
 
 
 # --- EB-T3, EB-T4, EB-T6..T11, EB-F3 (ExactBoost's result tables) ---------------------------------

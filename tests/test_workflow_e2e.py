@@ -18,6 +18,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from conftest import SNAKEMAKE
 from conftest import run_snakemake as _run
@@ -41,6 +42,7 @@ JOB_TARGETS = [
     "results/tables/HASH-T3.5.csv",
     "results/tables/EB-T1.csv",
     "results/exactboost/estimators/heart/fold0/exactboost-auc.parquet",
+    "results/exactboost_margin/coarse/svmguide1/fold0.parquet",
     "results/quantile_surrogate/QS-T1/runs.parquet",
 ]
 # What is not a result: logs, timings, Snakemake's own state.
@@ -82,6 +84,14 @@ def test_ci_profile_builds_tables_and_report(workdir):
         assert (work / f"results/tables/{target}.md").is_file()
     assert (work / "results/figures/EB-F3.png").is_file()
     assert json.loads((work / "results/verdicts/EB-F3.json").read_text())["details"]["claims"]
+    # EB-F1: svmguide1 on both grids; gmsc and splice are not in the profile's data
+    f1 = json.loads((work / "results/verdicts/EB-F1.json").read_text())
+    assert f1["status"] in ("agrees", "deviates") and f1["details"]["curves"], f1
+    assert f1["details"]["missing_datasets"] == ["gmsc", "splice"]
+    assert (work / "results/figures/EB-F1.png").stat().st_size > 0
+    f1_table = pd.read_csv(work / "results/tables/EB-F1.csv")
+    assert set(f1_table["grid"]) == {"coarse", "dense"} and (f1_table["n_folds"] == 2).all()
+    assert sorted(set(f1_table.loc[f1_table["grid"] == "coarse", "theta"])) == [0, 0.05, 0.35, 0.7]
 
 
 def test_ci_profile_builds_the_calibration_targets(workdir):

@@ -386,6 +386,41 @@ def _eb_timing_table(args) -> None:
     _write_csv(args.out, build_timing_table(args.target, args.inputs, args.paper_dir))
 
 
+def _eb_margin(args) -> None:
+    from .exactboost import read_processed
+    from .exactboost_margin import run_margin_job
+
+    try:
+        settings = json.loads(args.model_settings)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--model-settings is not JSON: {exc}") from None
+    X, y = read_processed(args.data)
+    frame, meta = run_margin_job(
+        X,
+        y,
+        dataset=args.dataset,
+        fold=args.fold,
+        grid=args.grid,
+        losses=args.losses,
+        thetas=args.thetas,
+        n_folds=args.n_folds,
+        cv_seed=args.cv_seed,
+        seed=args.seed,
+        pak_fraction=args.pak_fraction,
+        settings=settings,
+    )
+    write_parquet(args.out, frame, _eb_meta(meta, args))
+    test = frame[frame["split"] == "test"]
+    for loss, g in test.groupby("loss", sort=False):
+        print(loss, json.dumps(dict(zip(g["theta"].round(4), g["value"].round(4)))))
+
+
+def _eb_margin_table(args) -> None:
+    from .exactboost_margin import aggregate_margin
+
+    _write_csv(args.out, aggregate_margin(args.inputs, args.n_folds))
+
+
 # --- calibration under covariate shift (GUPTA-F2, GUPTA-F3) -------------------------------------
 
 
@@ -766,7 +801,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .exactboost import ENSEMBLERS, INPUTS, METHODS, SURROGATES, TARGETS
 
-    e = sub.add_parser("exactboost", help="ExactBoost's result tables (EB-T3, T4, T6-T11, F3)")
+    e = sub.add_parser(
+        "exactboost",
+        help="ExactBoost's result tables (EB-T3, T4, T6-T11, F3) and margin sweep (EB-F1)",
+    )
     es = e.add_subparsers(dest="step", required=True, metavar="step")
     steps = (
         ("estimator", _eb_estimator, "one estimator: fit on a training fold, score its test fold"),
@@ -830,6 +868,20 @@ def build_parser() -> argparse.ArgumentParser:
     tt.add_argument("inputs", nargs="+", help="timing job parquet files, one per dataset")
     _req(tt, "--target", choices=TIMING_TARGETS)
     _req(tt, "--paper-dir", "--out")
+    em = _add(es, "margin", _eb_margin, "EB-F1: ExactBoost at every margin of a grid on one fold")
+    _req(em, "--dataset")
+    _req(em, "--data", help="processed dataset parquet (results/data/processed/<dataset>.parquet)")
+    _req(em, "--fold", "--n-folds", "--cv-seed", "--seed", type=int)
+    _req(em, "--grid", choices=("coarse", "dense"))
+    _req(em, "--losses", nargs="+", choices=("auc", "ks", "pak"))
+    _req(em, "--thetas", nargs="+", type=float, help="the margins (0 and the default included)")
+    _req(em, "--pak-fraction", type=float, help="test P@k at ceil(f x positive rate x n_test)")
+    _req(em, "--model-settings", help="JSON: ExactBoost's settings; the grid replaces the margin")
+    _req(em, "--out")
+    emt = _add(es, "margin-table", _eb_margin_table, "EB-F1 table: mean and se over folds (csv)")
+    emt.add_argument("inputs", nargs="+", help="margin job parquet files")
+    _req(emt, "--n-folds", type=int)
+    _req(emt, "--out")
 
     import dataclasses
 

@@ -14,6 +14,9 @@ EB-T3, EB-T4, EB-T6..T11   :func:`exactboost_table_verdict`       5-fold CV test
                                                                   published cells; the captions' and
                                                                   the text's claims (thesis section
                                                                   2.3, EBP section 4, Supp. G)
+EB-F1                      :func:`exactboost_margin_verdict`      loss falls with small margins and
+                                                                  rises once the margin is too large
+                                                                  (thesis Figure 2.1 = EBP Figure 1)
 EB-F3                      :func:`exactboost_figure_verdict`      surrogates "generally worse than
                                                                   ExactBoost or statistically
                                                                   indistinguishable" (thesis Figure
@@ -75,6 +78,7 @@ __all__ = [
     "Verdict",
     "dataset_properties_verdict",
     "exactboost_figure_verdict",
+    "exactboost_margin_verdict",
     "exactboost_table_verdict",
     "timing_ratio_verdict",
     "timing_seconds_verdict",
@@ -105,6 +109,14 @@ EB_CELLS_AGREE = 0.8
 EB_GENERALLY = 0.75
 EB_TOP_RANK = 2
 EB_RANK_DECIMALS = 2
+# EB-F1 (D109): per (dataset, loss) test curve of the coarse grid, "gain with small margins" = the
+# lowest mean loss over theta in (0, EB_MARGIN_SMALL] is below the theta = 0 loss by more than
+# EB_MARGIN_SE_FACTOR standard errors of the paired fold difference; "degrades when too large" = the
+# loss at the largest theta exceeds the curve's minimum by more than EB_MARGIN_SE_FACTOR such
+# standard errors. The claim holds "generally" when both hold on at least EB_GENERALLY of the curves.
+EB_MARGIN_SMALL = 0.1
+EB_MARGIN_SE_FACTOR = 2.0
+EB_MARGIN_GRID = "coarse"
 # HASH-T3.x: |ours - published| <= HASH_SD_FACTOR * sqrt(sd_ours^2 + sd_paper^2) + HASH_SLACK.
 HASH_SD_FACTOR = 2.0
 HASH_SLACK = 0.005
@@ -1118,6 +1130,241 @@ def exactboost_figure_verdict(table: pd.DataFrame, target_id: str = "EB-F3") -> 
         "n_compared": len(compared),
         "n_agree": n_agree,
         "per_method": _per_method(cells),
+    }
+    return Verdict(target_id, "agrees" if ok else "deviates", summary, rule, _jsonable(details))
+
+
+# --- EB-F1: the loss against the margin theta -----------------------------------------------------
+
+_EB_MARGIN_CLAIM = (
+    "thesis section 2.3 (Figure 2.1) = EBP section 4 (Figure 1): 'Generally, though not always, "
+    "the loss decreases with small positive margins, but becomes increasing once the margin is too "
+    "large'"
+)
+_EB_MARGIN_COLUMNS = ("grid", "dataset", "loss", "theta", "split", "mean", "n_folds", "fold_values")
+
+
+def _fold_matrix(curve: pd.DataFrame) -> np.ndarray:
+    """Fold losses of a curve, one row per theta (the table lists them in fold order)."""
+    rows = [[float(v) for v in str(text).split(";")] for text in curve["fold_values"]]
+    if len({len(r) for r in rows}) != 1:
+        raise ValueError("a curve's points have different numbers of folds")
+    return np.asarray(rows, dtype=np.float64)
+
+
+def _paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Mean and standard error (ddof = 1) of the paired fold differences a - b."""
+    d = a - b
+    return float(d.mean()), float(d.std(ddof=1) / math.sqrt(d.size))
+
+
+def margin_curve_check(thetas, folds: np.ndarray) -> dict:
+    """The two parts of the EB-F1 claim on one test curve (the rule of
+    :func:`exactboost_margin_verdict`).
+
+    Parameters
+    ----------
+    thetas : array-like
+        Margins of the curve, sorted, starting at 0.
+    folds : ndarray of shape (n_thetas, n_folds)
+        Test loss of each theta on each fold (the same folds for every theta).
+
+    Returns
+    -------
+    dict
+        ``gain`` and ``degrades`` (bool, or None when the curve cannot be judged: fewer than 2
+        folds, no theta = 0, no theta in (0, EB_MARGIN_SMALL], or no theta above it) with their
+        numbers: the loss at 0, the best small theta and its loss, the paired difference and its
+        standard error; the minimum's theta and loss, the largest theta and its loss, that
+        difference and its standard error.
+    """
+    thetas = np.asarray(thetas, dtype=np.float64)
+    folds = np.asarray(folds, dtype=np.float64)
+    if folds.ndim != 2 or folds.shape[0] != thetas.size:
+        raise ValueError("folds must have one row per theta")
+    means = folds.mean(axis=1)
+    small = np.flatnonzero((thetas > 0) & (thetas <= EB_MARGIN_SMALL + _GRID_EPS))
+    zero = np.flatnonzero(np.abs(thetas) <= _GRID_EPS)
+    out = {"gain": None, "degrades": None, "n_folds": int(folds.shape[1])}
+    judged = folds.shape[1] >= 2 and zero.size and small.size and thetas.max() > EB_MARGIN_SMALL
+    if not judged:
+        return out
+    z = int(zero[0])
+    best_small = int(small[np.argmin(means[small])])
+    gain, gain_se = _paired(folds[z], folds[best_small])  # > 0: the small margin is better
+    lowest = int(np.argmin(means))
+    last = int(np.argmax(thetas))
+    rise, rise_se = _paired(folds[last], folds[lowest])
+    out.update(
+        {
+            "gain": bool(gain > EB_MARGIN_SE_FACTOR * gain_se),
+            "loss_at_0": float(means[z]),
+            "best_small_theta": float(thetas[best_small]),
+            "loss_at_best_small": float(means[best_small]),
+            "gain_diff": gain,
+            "gain_se": gain_se,
+            "degrades": bool(last != lowest and rise > EB_MARGIN_SE_FACTOR * rise_se),
+            "min_theta": float(thetas[lowest]),
+            "min_loss": float(means[lowest]),
+            "max_theta": float(thetas[last]),
+            "loss_at_max": float(means[last]),
+            "rise_diff": rise,
+            "rise_se": rise_se,
+        }
+    )
+    return out
+
+
+def exactboost_margin_verdict(
+    table: pd.DataFrame, target_id: str = "EB-F1", missing_datasets=()
+) -> Verdict:
+    """EB-F1: does the test loss fall with small positive margins and rise once θ is too large?
+
+    Checks thesis Figure 2.1 (= EBP Figure 1): ExactBoost's test loss against the margin θ per
+    dataset (svmguide1, gmsc, splice) and loss (AUC, KS, P@k), and the text beside it: "Generally,
+    though not always, the loss decreases with small positive margins, but becomes increasing once
+    the margin is too large".
+
+    Rule (fixed before the sweep was run, D109), on each (dataset, loss) test curve of the coarse
+    grid (:data:`EB_MARGIN_GRID`), with paired differences over the folds (every θ of a fold shares
+    the model seed): *gain with small margins* when the lowest mean loss over θ in
+    (0, :data:`EB_MARGIN_SMALL`] is below the loss at θ = 0 by more than
+    :data:`EB_MARGIN_SE_FACTOR` standard errors of the paired difference; *degrades when too
+    large* when the loss at the largest θ exceeds the curve's lowest mean loss by more than
+    :data:`EB_MARGIN_SE_FACTOR` standard errors of that paired difference. A curve supports the
+    claim when both hold; ``agrees`` when at least :data:`EB_GENERALLY` of the judged curves
+    support it ("generally, though not always"), else ``deviates``. The two parts are also reported
+    separately (not used for the status).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`boostcm.experiments.exactboost_margin.build_margin_table`.
+    target_id : str, optional
+        ``"EB-F1"``.
+    missing_datasets : iterable of str, optional
+        The figure's datasets this run lacks (named in the summary).
+
+    Returns
+    -------
+    Verdict
+        ``details["claims"]``: the claim and its two parts, each with per-curve evidence;
+        ``details["curves"]``: the numbers of every curve; ``details["cells"]``: per curve the
+        gain and the rise (ours; no published numbers, the figure prints none).
+
+    Raises
+    ------
+    ValueError
+        Columns missing, no test curve of the judged grid, or no curve that can be judged.
+    """
+    _check_target(target_id, ("EB-F1",))
+    table = _check_frame(table, _EB_MARGIN_COLUMNS, "the EB-F1 table")
+    sub = table[(table["grid"] == EB_MARGIN_GRID) & (table["split"] == "test")]
+    if sub.empty:
+        raise ValueError(f"the EB-F1 table has no test curve of the {EB_MARGIN_GRID} grid")
+    curves, cells, parts = [], [], {"gain": [], "degrades": [], "both": []}
+    for (dataset, loss), c in sub.groupby(["dataset", "loss"], sort=False):
+        c = c.sort_values("theta")
+        check = margin_curve_check(c["theta"].to_numpy(), _fold_matrix(c))
+        label = f"{dataset} {loss}"
+        both = None if check["gain"] is None else bool(check["gain"] and check["degrades"])
+        curves.append({"dataset": dataset, "loss": loss, **check, "supports": both})
+        if both is None:
+            parts["both"].append((label, None, "not judged (folds or grid too small)"))
+            continue
+        gain_text = (
+            f"θ=0 {check['loss_at_0']:.4f}, best in (0, {EB_MARGIN_SMALL:g}] "
+            f"{check['loss_at_best_small']:.4f} at θ={check['best_small_theta']:.4g} "
+            f"(gain {check['gain_diff']:+.4f} ± {check['gain_se']:.4f})"
+        )
+        rise_text = (
+            f"min {check['min_loss']:.4f} at θ={check['min_theta']:.4g}, "
+            f"θ={check['max_theta']:.4g} {check['loss_at_max']:.4f} "
+            f"(rise {check['rise_diff']:+.4f} ± {check['rise_se']:.4f})"
+        )
+        parts["gain"].append((label, check["gain"], gain_text))
+        parts["degrades"].append((label, check["degrades"], rise_text))
+        parts["both"].append((label, both, f"{gain_text}; {rise_text}"))
+        cells.append(
+            _cell(
+                label,
+                f"gain of the best θ in (0, {EB_MARGIN_SMALL:g}] over θ = 0",
+                check["gain_diff"],
+                None,
+                check["gain"],
+                tolerance=EB_MARGIN_SE_FACTOR * check["gain_se"],
+            )
+        )
+        cells.append(
+            _cell(
+                label,
+                "rise of the largest θ above the minimum",
+                check["rise_diff"],
+                None,
+                check["degrades"],
+                tolerance=EB_MARGIN_SE_FACTOR * check["rise_se"],
+            )
+        )
+    judged = [p for p in parts["both"] if p[1] is not None]
+    if not judged:
+        raise ValueError("EB-F1: no curve can be judged (2 folds and a grid through 0 needed)")
+
+    def share(items):
+        ok = [p for p in items if p[1] is not None]
+        return sum(p[1] for p in ok), len(ok)
+
+    def evidence(items):
+        return "; ".join(f"{lab}: {_holds_text(h)} - {text}" for lab, h, text in items)
+
+    n_both, n_judged = share(parts["both"])
+    ok = n_both >= EB_GENERALLY * n_judged
+    claims = [
+        _claim(
+            _EB_MARGIN_CLAIM,
+            ok,
+            f"{_fraction_text(n_both, n_judged)} curves both gain and degrade "
+            f"(needed: {EB_GENERALLY:.0%}). " + evidence(parts["both"]),
+        )
+    ]
+    for key, text in (
+        ("gain", "there are gains with small margins (θ in (0, 0.1] below θ = 0)"),
+        ("degrades", "the performance degrades with large θ (largest θ above the minimum)"),
+    ):
+        k, n = share(parts[key])
+        claims.append(
+            _claim(
+                text,
+                k >= EB_GENERALLY * n,
+                f"{_fraction_text(k, n)} curves. " + evidence(parts[key]),
+                sets_status=False,
+            )
+        )
+    k_gain, _ = share(parts["gain"])
+    k_deg, _ = share(parts["degrades"])
+    missing = [str(d) for d in missing_datasets if str(d)]
+    summary = (
+        f"{_fraction_text(n_both, n_judged)} (dataset, loss) curves gain with a small margin and "
+        f"degrade at the largest θ ({k_gain} gain, {k_deg} degrade; needed: {EB_GENERALLY:.0%})"
+        + (f"; not in this run: {', '.join(missing)}" if missing else "")
+    )
+    rule = (
+        f"Checks {_EB_MARGIN_CLAIM}. On each (dataset, loss) test curve of the {EB_MARGIN_GRID} "
+        "θ grid, with paired fold differences (every θ of a fold shares the model seed): 'gain' "
+        f"when the lowest mean loss over θ in (0, {EB_MARGIN_SMALL:g}] is below the loss at θ = 0 "
+        f"by more than {EB_MARGIN_SE_FACTOR:g} standard errors of the paired difference; "
+        "'degrades' when the loss at the largest θ exceeds the curve's lowest mean loss by more "
+        f"than {EB_MARGIN_SE_FACTOR:g} standard errors of that paired difference. A curve supports "
+        f"the claim when both hold; 'agrees' when at least {EB_GENERALLY:.0%} of the curves do "
+        "('generally, though not always'). The two parts are reported separately, not used for "
+        "the status."
+    )
+    details = {
+        "claims": claims,
+        "cells": cells,
+        "curves": curves,
+        "n_curves": n_judged,
+        "n_support": n_both,
+        "missing_datasets": missing,
     }
     return Verdict(target_id, "agrees" if ok else "deviates", summary, rule, _jsonable(details))
 
