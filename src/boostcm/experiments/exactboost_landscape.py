@@ -8,9 +8,12 @@ One job (decisions D110-D112 of docs/decisions.md):
   KS loss (``boostcm.metrics.ks_loss``) is measured on its training and test rows.
 * **Landscape.** `n_models` ExactBoost models (loss KS) whose hyperparameters are drawn from
   :data:`LANDSCAPE_GRID` (margins, subsample and colsample shares from well-performing to
-  off-course ones), E from the trajectories' E values and T' uniform in 1..T: the models the
-  paper's "sets of hyperparameters for which it performs well and others which can intentionally
-  throw it off-course" (Supp. section H) fill the space the trajectories cross.
+  off-course ones), E from the trajectories' E values and T' uniform in 1..T: the paper's "sets
+  of hyperparameters for which it performs well and others which can intentionally throw it
+  off-course" (Supp. section H). Each shares the random stream of the drawn trajectory of its E
+  (same initial scores; same subsamples where its shares are the trajectory's), so the landscape
+  is the neighbourhood the trajectories cross: models with independent streams share no stump
+  with the trajectories and are embedded apart from them (D111).
 * **Trajectories.** For each E of `estimators` and `n_seeds` seeds, ExactBoost with the tables'
   settings (``exactboost.model``) and T rounds; the partial models after rounds t = 1..T are the
   trajectory's points (``ExactBoostClassifier.staged_decision_function``, ``stump_vector(rounds=t)``).
@@ -226,7 +229,9 @@ def run_landscape_job(
 
     hps = landscape_hyperparameters(n_models, estimators, T, seed, dataset, fold)
     for i, hp in enumerate(hps):
-        rs = job_random_state(seed, "eb-landscape-model", dataset, fold, i)
+        # the random stream of the drawn (seed-0) trajectory of the same E: same initial scores,
+        # and the same subsamples while the shares match, so the model is a perturbation of it
+        rs = job_random_state(seed, "eb-landscape-trajectory", dataset, fold, hp["n_estimators"], 0)
         extra = {k: v for k, v in traj.items() if k not in hp}
         model = _model(rs, **hp, **extra).fit(Xtr, ytr)
         rows.append(
