@@ -321,17 +321,25 @@ rule exactboost_landscape:
             eb_jobs.job_model_settings(EB, "exactboost-ks", "estimator")
         ),
         estimators=" ".join(str(e) for e in EBL["estimators"]),
+        dataset=EBL["dataset"],
+        fold=EBL["fold"],
+        n_models=EBL["n_models"],
+        n_rounds=EBL["n_rounds"],
+        n_seeds=EBL["n_seeds"],
+        neighbors=EBL["umap_neighbors"],
+        min_dist=EBL["umap_min_dist"],
+        umap_seed=EBL["umap_seed"],
         seed=SEED,
         n_folds=EB["n_folds"],
         cv_seed=EB["cv_seed"],
     shell:
         EB_ENV
-        + " boostcm exactboost landscape --dataset {EBL[dataset]} --data {input}"
-        " --fold {EBL[fold]} --n-folds {params.n_folds} --cv-seed {params.cv_seed}"
-        " --seed {params.seed} --n-models {EBL[n_models]} --estimators {params.estimators}"
-        " --n-rounds {EBL[n_rounds]} --n-seeds {EBL[n_seeds]}"
-        " --umap-neighbors {EBL[umap_neighbors]} --umap-min-dist {EBL[umap_min_dist]}"
-        " --umap-seed {EBL[umap_seed]} --model-settings '{params.settings}'"
+        + " boostcm exactboost landscape --dataset {params.dataset} --data {input}"
+        " --fold {params.fold} --n-folds {params.n_folds} --cv-seed {params.cv_seed}"
+        " --seed {params.seed} --n-models {params.n_models} --estimators {params.estimators}"
+        " --n-rounds {params.n_rounds} --n-seeds {params.n_seeds}"
+        " --umap-neighbors {params.neighbors} --umap-min-dist {params.min_dist}"
+        " --umap-seed {params.umap_seed} --model-settings '{params.settings}'"
         " --out {output} > {log} 2>&1"
 
 

@@ -722,7 +722,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .exactboost import ENSEMBLERS, INPUTS, METHODS, SURROGATES, TARGETS
 
-    e = sub.add_parser("exactboost", help="ExactBoost's result tables (EB-T3, T4, T6-T11, F3) and EB-F2")
+    e = sub.add_parser(
+        "exactboost", help="ExactBoost's result tables (EB-T3, T4, T6-T11, F3) and EB-F2"
+    )
     es = e.add_subparsers(dest="step", required=True, metavar="step")
     steps = (
         ("estimator", _eb_estimator, "one estimator: fit on a training fold, score its test fold"),
