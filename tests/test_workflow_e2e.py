@@ -84,6 +84,11 @@ def test_ci_profile_builds_tables_and_report(workdir):
         assert (work / f"results/tables/{target}.md").is_file()
     assert (work / "results/figures/EB-F3.png").is_file()
     assert json.loads((work / "results/verdicts/EB-F3.json").read_text())["details"]["claims"]
+    # EB-F2: the landscape, its figure and a verdict on both claims
+    assert (work / "results/figures/EB-F2.png").stat().st_size > 0
+    f2 = json.loads((work / "results/verdicts/EB-F2.json").read_text())
+    assert f2["status"] in ("agrees", "deviates")
+    assert [c["holds"] is not None for c in f2["details"]["claims"][:2]] == [True, True]
     # EB-F1: svmguide1 on both grids; gmsc and splice are not in the profile's data
     f1 = json.loads((work / "results/verdicts/EB-F1.json").read_text())
     assert f1["status"] in ("agrees", "deviates") and f1["details"]["curves"], f1

@@ -6,7 +6,7 @@
 #              score the ensembling set and the test fold (the cache every ensembler reads)
 #   ensembler  fit on the base models' scores (and features) of the ensembling set, score the test fold
 # Aggregation -> results/tables/<ID>.csv; a papermill notebook -> .md (or EB-F3.png) and the verdict.
-# Protocol and seeds: boostcm.experiments.exactboost (decisions D72-D74).
+# Protocol and seeds: boostcm.experiments.exactboost (decisions D72-D74). EB-F2 at the end (D110-D112).
 from boostcm.experiments import exactboost as eb_jobs
 
 EB = config["exactboost"]
@@ -317,5 +317,86 @@ rule exactboost_figure_notebook:
         "{params.cmd} > {log} 2>&1"
 
 
+# EB-F2 (EBP Figure 2 = Supp. Figure 4, Supp. section H): one job fits the landscape models and the
+# trajectories on one fold of one dataset and embeds their vectors (densMAP); a notebook draws it.
+EBL = EB["landscape"]
+
+
+rule exactboost_landscape:
+    input:
+        f"results/data/processed/{EBL['dataset']}.parquet",
+    output:
+        "results/exactboost/landscape/landscape.parquet",
+    log:
+        "results/logs/exactboost/landscape.log",
+    benchmark:
+        "results/benchmarks/exactboost/landscape.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        **measured("exactboost_landscape", units=EBL["n_models"]),
+    params:
+        settings=eb_jobs.settings_json(
+            eb_jobs.job_model_settings(EB, "exactboost-ks", "estimator")
+        ),
+        estimators=" ".join(str(e) for e in EBL["estimators"]),
+        dataset=EBL["dataset"],
+        fold=EBL["fold"],
+        n_models=EBL["n_models"],
+        n_rounds=EBL["n_rounds"],
+        n_seeds=EBL["n_seeds"],
+        neighbors=EBL["umap_neighbors"],
+        min_dist=EBL["umap_min_dist"],
+        umap_seed=EBL["umap_seed"],
+        seed=SEED,
+        n_folds=EB["n_folds"],
+        cv_seed=EB["cv_seed"],
+    shell:
+        EB_ENV
+        + " boostcm exactboost landscape --dataset {params.dataset} --data {input}"
+        " --fold {params.fold} --n-folds {params.n_folds} --cv-seed {params.cv_seed}"
+        " --seed {params.seed} --n-models {params.n_models} --estimators {params.estimators}"
+        " --n-rounds {params.n_rounds} --n-seeds {params.n_seeds}"
+        " --umap-neighbors {params.neighbors} --umap-min-dist {params.min_dist}"
+        " --umap-seed {params.umap_seed} --model-settings '{params.settings}'"
+        " --out {output} > {log} 2>&1"
+
+
+rule exactboost_landscape_notebook:
+    input:
+        notebook="notebooks/EB-F2.ipynb",
+        landscape="results/exactboost/landscape/landscape.parquet",
+    output:
+        executed="results/notebooks/EB-F2.ipynb",
+        figure=report(
+            "results/figures/EB-F2.png",
+            caption="../report/eb_f2.rst",
+            category=REPORT_EB,
+            subcategory="EB-F2",
+            labels={"target": "EB-F2", "kind": "figure"},
+        ),
+        verdict="results/verdicts/EB-F2.json",
+    log:
+        "results/logs/notebooks/EB-F2.log",
+    conda:
+        CONDA_ENV
+    resources:
+        **measured("exactboost_landscape_notebook"),
+    params:
+        cmd=notebook_cmd(
+            "notebooks/EB-F2.ipynb",
+            "results/notebooks/EB-F2.ipynb",
+            landscape="results/exactboost/landscape/landscape.parquet",
+            figure="results/figures/EB-F2.png",
+            verdict="results/verdicts/EB-F2.json",
+            profile_note=PROFILE_NOTE,
+        ),
+    shell:
+        "{params.cmd} > {log} 2>&1"
+
+
 if EB["enabled"]:
     ALL_TARGETS.extend(f"results/verdicts/{t}.json" for t in [*EB_TABLES, "EB-F3"])
+    if EBL["enabled"] and EBL["dataset"] in EB_AVAILABLE:
+        ALL_TARGETS.append("results/verdicts/EB-F2.json")

@@ -429,6 +429,62 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         s_init = self._initial(X.shape[0], init_score)
         return self._raw_scores(np.ascontiguousarray(X.T), s_init) - self.threshold_
 
+    def staged_decision_function(self, X, init_score=None):
+        """Ranking score of the partial model after each boosting round t = 1, ..., `n_rounds`.
+
+        The partial model after round t keeps, in every run, the stumps of rounds 1..t (the
+        rejected rounds add nothing) and averages the runs; its score minus the full model's
+        `threshold_` is yielded, so the last one equals `decision_function`. The trajectories of
+        EBP Figure 2 (Supp. section H) are these partial models.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data; finite.
+        init_score : array-like of shape (n_samples,) or None, default=None
+            Initial scores, required exactly when `fit` got `init_score`.
+
+        Yields
+        ------
+        scores : ndarray of shape (n_samples,)
+            Scores of the partial model after rounds 1, 2, ..., `n_rounds`, in that order.
+
+        See Also
+        --------
+        boostcm.exactboost.stump_vector : The partial models as vectors (EBP Supp. section H).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import make_classification
+        >>> from boostcm.exactboost import ExactBoostClassifier
+        >>> X, y = make_classification(n_samples=100, n_features=4, random_state=0)
+        >>> clf = ExactBoostClassifier(metric="ks", n_estimators=3, n_rounds=5, random_state=0)
+        >>> stages = list(clf.fit(X, y).staged_decision_function(X))
+        >>> len(stages), bool(np.allclose(stages[-1], clf.decision_function(X)))
+        (5, True)
+        """
+        check_is_fitted(self, "stump_feature_")
+        X = validate_data(self, X, reset=False, ensure_all_finite=False, dtype=np.float64)
+        X = check_finite_2d(X)
+        s_init = self._initial(X.shape[0], init_score)
+        feat = self.stump_feature_
+        n_runs, n_rounds = feat.shape
+        # the runs' scores, updated round by round in the order of operations of predict_runs
+        runs = np.tile(s_init, (n_runs, 1))
+        for t in range(n_rounds):
+            for e in np.flatnonzero(feat[:, t] >= 0):
+                h = np.where(
+                    X[:, feat[e, t]] <= self.stump_threshold_[e, t],
+                    self.stump_a_[e, t],
+                    self.stump_b_[e, t],
+                )
+                runs[e] = (runs[e] + h - self.stump_shift_[e, t]) / self.stump_scale_[e, t]
+            total = np.zeros(X.shape[0])
+            for e in range(n_runs):
+                total += runs[e]
+            yield total / n_runs - self.threshold_
+
     def predict(self, X, init_score=None):
         """Class labels: the positive class where `decision_function` > 0.
 

@@ -238,7 +238,7 @@ def _bounds_runs(args) -> None:
     write_parquet(args.out, df, {"chunks": len(args.inputs), "settings": settings})
 
 
-# --- ExactBoost tables (EB-T3, EB-T4, EB-T6..T11, EB-F3) ----------------------------------------
+# --- ExactBoost tables (EB-T3, EB-T4, EB-T6..T11, EB-F3) and EB-F2 -------------------------------
 
 
 def _eb_batch(args) -> list[tuple[str, str, dict]]:
@@ -344,6 +344,41 @@ def _eb_ensembler(args) -> None:
             protocol=protocol,
         ),
     )
+
+
+def _eb_landscape(args) -> None:
+    from .exactboost import read_processed
+    from .exactboost_landscape import run_landscape_job
+
+    try:
+        settings = json.loads(args.model_settings)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--model-settings is not JSON: {exc}") from None
+    missing = {"margin", "subsample", "colsample", "search", "init"} - set(settings)
+    if missing:
+        raise ValueError(f"--model-settings lacks {sorted(missing)}")
+    X, y = read_processed(args.data)
+    frame, meta = run_landscape_job(
+        X,
+        y,
+        dataset=args.dataset,
+        fold=args.fold,
+        n_folds=args.n_folds,
+        cv_seed=args.cv_seed,
+        seed=args.seed,
+        n_models=args.n_models,
+        estimators=args.estimators,
+        n_rounds=args.n_rounds,
+        n_seeds=args.n_seeds,
+        settings=settings,
+        umap_settings={
+            "n_neighbors": args.umap_neighbors,
+            "min_dist": args.umap_min_dist,
+            "random_state": args.umap_seed,
+        },
+    )
+    write_parquet(args.out, frame, {**meta, "data_file": args.data})
+    print(json.dumps({k: meta[k] for k in ("n_models", "estimators", "vector_dim")}))
 
 
 def _eb_table(args) -> None:
@@ -803,7 +838,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser(
         "exactboost",
-        help="ExactBoost's result tables (EB-T3, T4, T6-T11, F3) and margin sweep (EB-F1)",
+        help="ExactBoost's result tables (EB-T3, T4, T6-T11, F3), margin sweep (EB-F1), landscape"
+        " (EB-F2) and running times (EB-TE, EB-T2)",
     )
     es = e.add_subparsers(dest="step", required=True, metavar="step")
     steps = (
@@ -850,6 +886,13 @@ def build_parser() -> argparse.ArgumentParser:
                 required=True,
                 help="the six base models' job files of the fold",
             )
+    el = _add(es, "landscape", _eb_landscape, "EB-F2: landscape models, trajectories, densMAP")
+    _req(el, "--dataset", "--data", "--out")
+    ints = ("--fold", "--n-folds", "--cv-seed", "--seed", "--n-models", "--n-rounds", "--n-seeds")
+    _req(el, *ints, "--umap-neighbors", "--umap-seed", type=int)
+    _req(el, "--estimators", type=int, nargs="+", help="E of the trajectories")
+    _req(el, "--umap-min-dist", type=float)
+    _req(el, "--model-settings", help="JSON: margin, subsample, colsample, search, init")
     et = _add(es, "table", _eb_table, "aggregate job files into a target's table (csv)")
     et.add_argument("inputs", nargs="+", help="job parquet files")
     _req(et, "--target", choices=TARGETS)

@@ -21,6 +21,9 @@ EB-F3                      :func:`exactboost_figure_verdict`      surrogates "ge
                                                                   ExactBoost or statistically
                                                                   indistinguishable" (thesis Figure
                                                                   2.2 = EBP Figure 3)
+EB-F2                      :func:`exactboost_landscape_verdict`   larger E: lower KS losses and
+                                                                  smoother trajectories (EBP Figure 2
+                                                                  = Supp. Figure 4, section H)
 EB-T2                      :func:`timing_ratio_verdict`           ExactBoost faster than RankBoost and
                                                                   DMKS; TopPush faster but less precise
                                                                   (thesis Table 2.2 = EBP Table 2)
@@ -78,6 +81,7 @@ __all__ = [
     "Verdict",
     "dataset_properties_verdict",
     "exactboost_figure_verdict",
+    "exactboost_landscape_verdict",
     "exactboost_margin_verdict",
     "exactboost_table_verdict",
     "timing_ratio_verdict",
@@ -109,6 +113,14 @@ EB_CELLS_AGREE = 0.8
 EB_GENERALLY = 0.75
 EB_TOP_RANK = 2
 EB_RANK_DECIMALS = 2
+# EB-F2 (D112): a quantity "decreases in E" when, over the trajectories' E sorted, no step to the
+# next E raises its mean by more than EB_F2_SE_FACTOR standard errors of the difference (sd over
+# the seeds / sqrt(n_seeds) on each side) + EB_F2_LOSS_TOL (KS loss), and the largest E's mean is
+# below the smallest E's. The embedded trajectory's mean turning angle (radians, one trajectory
+# per E) may rise by at most EB_F2_ANGLE_TOL per step, and must end below where it starts.
+EB_F2_SE_FACTOR = 2.0
+EB_F2_LOSS_TOL = 0.005
+EB_F2_ANGLE_TOL = 0.15
 # EB-F1 (D109): per (dataset, loss) test curve of the coarse grid, "gain with small margins" = the
 # lowest mean loss over theta in (0, EB_MARGIN_SMALL] is below the theta = 0 loss by more than
 # EB_MARGIN_SE_FACTOR standard errors of the paired fold difference; "degrades when too large" = the
@@ -1130,6 +1142,219 @@ def exactboost_figure_verdict(table: pd.DataFrame, target_id: str = "EB-F3") -> 
         "n_compared": len(compared),
         "n_agree": n_agree,
         "per_method": _per_method(cells),
+    }
+    return Verdict(target_id, "agrees" if ok else "deviates", summary, rule, _jsonable(details))
+
+
+# --- EB-F2: the KS loss landscape and ExactBoost's trajectories -----------------------------------
+
+_EB_F2_WHERE = "EBP Figure 2 (= Supp. Figure 4) and Supp. section H, the KS loss landscape on heart"
+_EB_F2_COLUMNS = ("kind", "seed", "n_estimators", "round", "train_ks", "test_ks", "x", "y")
+
+
+def _decreasing_in_e(means: dict, ses: dict | None, tol: float) -> tuple[bool, list[str]]:
+    """Whether `means` (E -> value) decreases in E up to `tol` (+ EB_F2_SE_FACTOR x the standard
+    error of each difference when `ses` is given); the offending steps as text."""
+    es = sorted(means)
+    bad = []
+    for lo, hi in zip(es, es[1:]):
+        slack = tol
+        if ses is not None:
+            slack += EB_F2_SE_FACTOR * math.hypot(ses[lo], ses[hi])
+        if means[hi] - means[lo] > slack:
+            bad.append(f"E={lo}->{hi}: {means[lo]:.3f}->{means[hi]:.3f} (+{slack:.3f} allowed)")
+    if not means[es[-1]] < means[es[0]]:
+        bad.append(f"E={es[-1]} ({means[es[-1]]:.3f}) not below E={es[0]} ({means[es[0]]:.3f})")
+    return not bad, bad
+
+
+def _per_e_text(values: dict, digits: int = 3) -> str:
+    return ", ".join(f"E={e}: {v:.{digits}f}" for e, v in sorted(values.items()))
+
+
+def exactboost_landscape_verdict(frame: pd.DataFrame, target_id: str = "EB-F2") -> Verdict:
+    """EB-F2: do more averaged runs E give lower KS losses and smoother trajectories?
+
+    Checks two claims of EBP section 4 / Supp. section H on the trajectories of EBP Figure 2
+    (= Supp. Figure 4): "More averaged runs E lead to better train and test losses" and "As E
+    grows, the train and test display lower KS values and smoother trajectories".
+
+    Rule (fixed before the full run, D112; constants ``EB_F2_*``): a quantity *decreases in E*
+    when, over the trajectories' E values in order, no step to the next E raises its mean over
+    the seeds by more than ``EB_F2_SE_FACTOR`` standard errors of the difference (sd over seeds /
+    sqrt(n_seeds), each side) + ``EB_F2_LOSS_TOL``, and the largest E's mean is below the
+    smallest E's. Claim 1 holds when the final (round T) train KS loss and the final test KS loss
+    both decrease in E. Claim 2 holds when the trajectory-mean (over rounds 1..T) train and test
+    KS losses decrease in E and the trajectories get smoother: the mean turning angle of the
+    embedded seed-0 trajectory (``boostcm.exactboost.landscape.turning_angle``) rises by at most
+    ``EB_F2_ANGLE_TOL`` radians per step of E and ends below where it starts. ``agrees`` when
+    both claims hold. Reported, not judged: the excess variation of the losses along the
+    trajectories (``excess_variation``, mean over seeds) and whether the trajectories go from
+    left to right.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The job's frame (``boostcm.experiments.exactboost_landscape.run_landscape_job``): the
+        trajectory rows are used (``kind == "trajectory"``).
+    target_id : str, optional
+        ``"EB-F2"``.
+
+    Returns
+    -------
+    Verdict
+        ``details["claims"]`` the two claims (and the reported ones), ``details["cells"]`` one
+        row per E, ``details["per_e"]`` the numbers.
+
+    Raises
+    ------
+    ValueError
+        On a malformed frame, fewer than two E values, or a trajectory of seed 0 not embedded.
+    """
+    from ..exactboost.landscape import excess_variation, turning_angle
+
+    _check_target(target_id, ("EB-F2",))
+    frame = _check_frame(frame, _EB_F2_COLUMNS, f"{target_id} frame")
+    tr = frame[frame["kind"] == "trajectory"]
+    if tr.empty:
+        raise ValueError(f"{target_id}: the frame has no trajectory rows")
+    _check_no_nan(tr, ("train_ks", "test_ks"), f"{target_id} trajectories")
+    es = sorted(int(e) for e in tr["n_estimators"].unique())
+    if len(es) < 2:
+        raise ValueError(f"{target_id}: need trajectories of at least two E values, got {es}")
+    T = int(tr["round"].max())
+    final = tr[tr["round"] == T]
+    stats, angle, left_right = {}, {}, {}
+    for e in es:
+        sub = tr[tr["n_estimators"] == e]
+        fin = final[final["n_estimators"] == e]
+        n = fin["seed"].nunique()
+        avg = sub.groupby("seed")[["train_ks", "test_ks"]].mean()
+        one = {"n_seeds": int(n)}
+        for part in ("train", "test"):
+            col = f"{part}_ks"
+            sd_f = float(fin[col].std(ddof=1)) if n > 1 else 0.0
+            sd_a = float(avg[col].std(ddof=1)) if n > 1 else 0.0
+            one[f"final_{part}"] = float(fin[col].mean())
+            one[f"final_{part}_se"] = sd_f / math.sqrt(n)
+            one[f"mean_{part}"] = float(avg[col].mean())
+            one[f"mean_{part}_se"] = sd_a / math.sqrt(n)
+            one[f"excess_variation_{part}"] = float(
+                np.mean(
+                    [excess_variation(g.sort_values("round")[col]) for _, g in sub.groupby("seed")]
+                )
+            )
+        path = sub[sub["seed"] == 0].sort_values("round")[["x", "y"]].to_numpy(np.float64)
+        if path.shape[0] == 0 or not np.isfinite(path).all():
+            raise ValueError(f"{target_id}: the seed-0 trajectory of E={e} is not embedded")
+        angle[e] = turning_angle(path)
+        left_right[e] = bool(path[-1, 0] > path[0, 0])
+        one["turning_angle"] = angle[e]
+        stats[e] = one
+
+    def dec(key):
+        means = {e: stats[e][key] for e in es}
+        ses = {e: stats[e][key + "_se"] for e in es}
+        return _decreasing_in_e(means, ses, EB_F2_LOSS_TOL)
+
+    checks = {k: dec(k) for k in ("final_train", "final_test", "mean_train", "mean_test")}
+    finite = {e: a for e, a in angle.items() if not math.isnan(a)}
+    if len(finite) == len(es):
+        smooth = _decreasing_in_e(finite, None, EB_F2_ANGLE_TOL)
+    else:
+        smooth = (
+            False,
+            [
+                f"turning angle undefined (fewer than two moves) for E={sorted(set(es) - set(finite))}"
+            ],
+        )
+
+    def ev(keys):
+        parts = []
+        for k in keys:
+            ok, bad = checks[k]
+            vals = {e: stats[e][k] for e in es}
+            parts.append(
+                f"{k.replace('_', ' ')} KS {_per_e_text(vals)} ({'decreasing' if ok else 'not: ' + '; '.join(bad)})"
+            )
+        return "; ".join(parts)
+
+    c1 = checks["final_train"][0] and checks["final_test"][0]
+    c2_loss = checks["mean_train"][0] and checks["mean_test"][0]
+    c2 = c2_loss and smooth[0]
+    claims = [
+        _claim(
+            "More averaged runs E lead to better train and test losses",
+            c1,
+            ev(["final_train", "final_test"]) + f" (round T={T}, mean over seeds)",
+        ),
+        _claim(
+            "As E grows, the train and test display lower KS values and smoother trajectories",
+            c2,
+            ev(["mean_train", "mean_test"])
+            + f"; mean turning angle (rad) {_per_e_text(angle, 2)} "
+            + ("(decreasing)" if smooth[0] else "(not: " + "; ".join(smooth[1]) + ")"),
+        ),
+        _claim(
+            "The trajectories go from left to right",
+            None,
+            f"{sum(left_right.values())} of {len(es)} seed-0 trajectories end right of their start "
+            "(the embedding's x axis is oriented so that they do on average)",
+            sets_status=False,
+        ),
+        _claim(
+            "Loss trajectories are smoother for larger E (excess variation, reported)",
+            None,
+            "train "
+            + _per_e_text({e: stats[e]["excess_variation_train"] for e in es})
+            + "; test "
+            + _per_e_text({e: stats[e]["excess_variation_test"] for e in es}),
+            sets_status=False,
+        ),
+    ]
+    cells = []
+    for e in es:
+        st = stats[e]
+        for key, label in (
+            ("final_train", "final train KS"),
+            ("final_test", "final test KS"),
+            ("mean_train", "trajectory-mean train KS"),
+            ("mean_test", "trajectory-mean test KS"),
+        ):
+            cells.append(
+                _cell(
+                    f"E={e}",
+                    label,
+                    st[key],
+                    None,
+                    None,
+                    ours_sd=st[key + "_se"] * math.sqrt(st["n_seeds"]),
+                )
+            )
+        cells.append(_cell(f"E={e}", "turning angle (rad)", st["turning_angle"], None, None))
+    ok = c1 and c2
+    summary = (
+        f"claim 1 (final losses fall with E) {_holds_text(c1)}; claim 2 (lower KS along the "
+        f"trajectories and smoother) {_holds_text(c2)}; final test KS "
+        + _per_e_text({e: stats[e]["final_test"] for e in es})
+    )
+    rule = (
+        f"Checks {_EB_F2_WHERE}. A quantity decreases in E when no step to the next E raises its "
+        f"mean over seeds by more than {EB_F2_SE_FACTOR:g} standard errors of the difference "
+        f"(sd / sqrt(n_seeds) each) + {EB_F2_LOSS_TOL:g}, and the largest E's mean is below the "
+        "smallest E's. Claim 1 ('More averaged runs E lead to better train and test losses'): the "
+        "final train and test KS losses decrease in E. Claim 2 ('As E grows, the train and test "
+        "display lower KS values and smoother trajectories'): the trajectory-mean train and test "
+        "KS losses decrease in E, and the mean turning angle of the embedded seed-0 trajectory "
+        f"rises by at most {EB_F2_ANGLE_TOL:g} rad per step of E and ends below where it starts. "
+        "'agrees' when both claims hold. The paper prints no numbers: nothing is compared cell by "
+        "cell."
+    )
+    details = {
+        "claims": claims,
+        "cells": cells,
+        "per_e": {str(e): stats[e] for e in es},
+        "rounds": T,
     }
     return Verdict(target_id, "agrees" if ok else "deviates", summary, rule, _jsonable(details))
 
