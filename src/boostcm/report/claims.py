@@ -1172,6 +1172,17 @@ def _per_e_text(values: dict, digits: int = 3) -> str:
     return ", ".join(f"E={e}: {v:.{digits}f}" for e, v in sorted(values.items()))
 
 
+_EB_F2_CONSTRUCTION_HISTORY = (
+    "The rule is as committed before the first full run; the landscape's construction changed after "
+    "it (D111). In that run the landscape models drew their own random streams, the E = 100 and 250 "
+    "trajectories lay away from every landscape model, and the mean turning angles per E were "
+    "1.41, 1.48, 1.76, 1.38, 0.89 rad: the rise from E = 2 to 10 broke the smoothness part and the "
+    "verdict was 'deviates'. The landscape models now share the drawn trajectories' streams; the "
+    "losses are identical either way, only the smoothness outcome depends on the construction. "
+    "Read the smoothness part of claim 2 as depending on that choice."
+)
+
+
 def exactboost_landscape_verdict(frame: pd.DataFrame, target_id: str = "EB-F2") -> Verdict:
     """EB-F2: do more averaged runs E give lower KS losses and smoother trajectories?
 
@@ -1356,7 +1367,14 @@ def exactboost_landscape_verdict(frame: pd.DataFrame, target_id: str = "EB-F2") 
         "per_e": {str(e): stats[e] for e in es},
         "rounds": T,
     }
-    return Verdict(target_id, "agrees" if ok else "deviates", summary, rule, _jsonable(details))
+    return Verdict(
+        target_id,
+        "agrees" if ok else "deviates",
+        summary,
+        rule,
+        _jsonable(details),
+        rule_history=_EB_F2_CONSTRUCTION_HISTORY,
+    )
 
 
 # --- EB-F1: the loss against the margin theta -----------------------------------------------------
