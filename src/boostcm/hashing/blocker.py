@@ -19,16 +19,17 @@ import numpy as np
 import pandas as pd
 
 from .._splitmix import splitmix64
-from .._validation import check_choice, check_integer, check_rng
+from .._validation import check_choice, check_integer, check_real, check_rng
 from .boosting import fit_pair_boost
+from .learned_bands import select_bands
 from .lsh import _pack_bits, draw_hash_family
 from .metrics import CandidatePairs, PairCodeSet, bucket_order, check_table_size
-from .pairs import entity_codes, sample_training_pairs, sorted_unique
+from .pairs import entity_codes, matching_pairs, sample_training_pairs, sorted_unique
 from .vectorize import MinHasher, record_strings
 
 __all__ = ["METHODS", "Blocker", "evaluate_pairs"]
 
-METHODS = ("learned", "minhash-banding")
+METHODS = ("learned", "minhash-banding", "learned-bands")
 KEY_CHUNK = 100_000  # records whose signatures `keys` holds at once
 
 
@@ -165,6 +166,11 @@ class Blocker(_Params):
         L=110,
         bands=20,
         rows=5,
+        field_groups=None,
+        band_rows=(1, 2, 3, 4, 6, 8, 12, 24),
+        group_hashes=24,
+        target_recall=0.99,
+        min_reduction_ratio=0.999,
         random_state=None,
     ):
         self.fields = fields
@@ -177,6 +183,11 @@ class Blocker(_Params):
         self.L = L
         self.bands = bands
         self.rows = rows
+        self.field_groups = field_groups
+        self.band_rows = band_rows
+        self.group_hashes = group_hashes
+        self.target_recall = target_recall
+        self.min_reduction_ratio = min_reduction_ratio
         self.random_state = random_state
 
     def fit(self, records: pd.DataFrame, entity_id=None) -> Blocker:
@@ -222,6 +233,9 @@ class Blocker(_Params):
             self.hash_family_ = None
             self.n_tables_ = bands
             self.rows_ = rows
+            self.bands_ = None
+        elif method == "learned-bands":
+            self._fit_learned_bands(records, fields, entity_id, shingle_size, rng)
         else:
             n_train_pairs = check_integer(self.n_train_pairs, "n_train_pairs", min_value=1)
             n_rounds = check_integer(self.n_rounds, "n_rounds", min_value=1)
@@ -235,8 +249,50 @@ class Blocker(_Params):
             self.hash_family_ = draw_hash_family(self.ensemble_, k, L, rng)
             self.n_tables_ = L
             self.rows_ = None
+            self.bands_ = None
         self.fields_ = fields
         return self
+
+    def _fit_learned_bands(self, records, fields, entity_id, shingle_size, rng) -> None:
+        groups = _check_field_groups(self.field_groups, fields)
+        group_hashes = check_integer(self.group_hashes, "group_hashes", min_value=1)
+        band_rows = _check_band_rows(self.band_rows, group_hashes)
+        target = check_real(
+            self.target_recall, "target_recall", low=0.0, low_inclusive=False, high=1.0
+        )
+        min_rr = check_real(
+            self.min_reduction_ratio, "min_reduction_ratio", low=0.0, high=1.0, high_inclusive=False
+        )
+        labels = _entity_labels(entity_id, records, fields, method="learned-bands")
+        hashers = [MinHasher.draw(shingle_size, group_hashes, rng) for _ in groups]
+        pool = np.array(
+            [
+                (g, start, r)
+                for g in range(len(groups))
+                for r in band_rows
+                for start in range(0, group_hashes - r + 1, r)
+            ],
+            dtype=np.int64,
+        )
+        self.fields_, self.group_fields_, self.group_hashers_ = fields, groups, hashers
+        keys = _group_band_keys(records, fields, groups, hashers, pool)
+        n = len(records)
+        i, j = matching_pairs(entity_codes(labels))
+        max_candidates = int(np.floor((1.0 - min_rr) * (n * (n - 1) // 2)))
+        chosen, recall, n_cand = select_bands(keys, i, j, target, max_candidates)
+        if chosen.size == 0:
+            raise ValueError(
+                "no candidate band catches a training matching pair within the budget "
+                f"min_reduction_ratio={min_rr}; lower it or add field groups / shorter bands"
+            )
+        self.minhasher_ = None
+        self.ensemble_ = None
+        self.hash_family_ = None
+        self.bands_ = pool[chosen]
+        self.n_tables_ = int(chosen.size)
+        self.rows_ = None
+        self.training_recall_ = recall
+        self.training_candidates_ = n_cand
 
     def keys(self, records: pd.DataFrame) -> np.ndarray:
         """Key of every record in every hash table.
@@ -261,6 +317,11 @@ class Blocker(_Params):
         # so memory grows with n by the keys alone (D120)
         for lo in range(0, len(records), KEY_CHUNK):
             part = records.iloc[lo : lo + KEY_CHUNK]
+            if getattr(self, "bands_", None) is not None:
+                keys[lo : lo + len(part)] = _group_band_keys(
+                    part, self.fields_, self.group_fields_, self.group_hashers_, self.bands_
+                )
+                continue
             X = self.minhasher_.signatures(record_strings(part, self.fields_))
             keys[lo : lo + len(part)] = self._signature_keys(X)
         return keys
@@ -448,10 +509,12 @@ def _check_fields(fields, records: pd.DataFrame) -> list[str]:
     return fields
 
 
-def _entity_labels(entity_id, records: pd.DataFrame, fields: list[str]) -> np.ndarray:
+def _entity_labels(
+    entity_id, records: pd.DataFrame, fields: list[str], method: str = "learned"
+) -> np.ndarray:
     if entity_id is None:
         raise ValueError(
-            "entity_id is required by method='learned' (training pairs need the true entity "
+            f"entity_id is required by method={method!r} (training pairs need the true entity "
             "of every record): fit(records, entity_id='column') or one label per record; "
             "method='minhash-banding' needs no labels"
         )
@@ -468,6 +531,38 @@ def _entity_labels(entity_id, records: pd.DataFrame, fields: list[str]) -> np.nd
             f"got shape {labels.shape}"
         )
     return labels
+
+
+def _check_field_groups(field_groups, fields: list[str]) -> list[tuple[str, ...]]:
+    if field_groups is None:
+        singles = [(f,) for f in fields]
+        pairs = [(a, b) for k, a in enumerate(fields) for b in fields[k + 1 :]]
+        return [tuple(fields), *singles, *pairs] if len(fields) > 1 else [tuple(fields)]
+    if isinstance(field_groups, str) or not hasattr(field_groups, "__iter__"):
+        raise ValueError(f"field_groups must be a list of lists of fields, got {field_groups!r}")
+    groups = []
+    for group in field_groups:
+        group = (group,) if isinstance(group, str) else tuple(group)
+        if not group or len(set(group)) != len(group):
+            raise ValueError(f"field_groups: every group needs distinct fields, got {group!r}")
+        unknown = [f for f in group if f not in fields]
+        if unknown:
+            raise ValueError(f"field_groups: {unknown} are not among the fields {fields}")
+        groups.append(group)
+    if not groups:
+        raise ValueError("field_groups must hold at least one group")
+    return groups
+
+
+def _check_band_rows(band_rows, group_hashes: int) -> tuple[int, ...]:
+    if isinstance(band_rows, (str, bytes)) or not hasattr(band_rows, "__iter__"):
+        raise ValueError(f"band_rows must be a sequence of integers, got {band_rows!r}")
+    rows = tuple(
+        check_integer(r, "band_rows", min_value=1, max_value=group_hashes) for r in band_rows
+    )
+    if not rows:
+        raise ValueError("band_rows must hold at least one number of rows")
+    return tuple(sorted(set(rows)))
 
 
 def _check_entity_series(ids, name: str) -> pd.Series:
@@ -490,6 +585,28 @@ def _as_generator(random_state) -> np.random.Generator:
 
 
 # --- keys ---
+
+
+def _group_band_keys(records, fields, groups, hashers, bands) -> np.ndarray:
+    """Keys of the bands (group, first row, rows) of the field groups' minhash signatures.
+
+    A record whose fields of a group are all missing is hashed, in that group, by its whole
+    record string after a marker character, so missing values do not share one bucket (D121).
+    """
+    keys = np.empty((len(records), bands.shape[0]), dtype=np.int64)
+    whole = None
+    for g in np.unique(bands[:, 0]):
+        strings = record_strings(records, list(groups[g]))
+        if any(not s for s in strings):
+            whole = record_strings(records, fields) if whole is None else whole
+            strings = [s if s else "\x01" + w for s, w in zip(strings, whole)]
+        sig = hashers[g].signatures(strings)
+        for t in np.flatnonzero(bands[:, 0] == g):
+            start, rows = int(bands[t, 1]), int(bands[t, 2])
+            keys[:, t] = _band_keys(np.ascontiguousarray(sig[:, start : start + rows]), 1, rows)[
+                :, 0
+            ]
+    return keys
 
 
 @nb.njit(cache=True)
