@@ -69,7 +69,8 @@ def test_training_recall_is_the_prefix_recall_and_non_decreasing(fitted, people)
     assert np.all(np.diff(fitted.training_recall_) > 0)  # every chosen band adds a pair
 
 
-def test_greedy_reaches_the_target_or_nothing_fits_and_adds():
+@pytest.mark.parametrize("n_cover", [1, 2])
+def test_greedy_reaches_the_target_or_nothing_fits_and_adds(n_cover):
     rng = np.random.default_rng(5)
     n = 60
     entity = rng.integers(0, 25, size=n)
@@ -77,21 +78,19 @@ def test_greedy_reaches_the_target_or_nothing_fits_and_adds():
     keys = rng.integers(0, 8, size=(n, 30)).astype(np.int64)
     keys[:, :10] = np.where(rng.random((n, 10)) < 0.7, entity[:, None], keys[:, :10] + 100)
     for target, budget in [(0.5, 10**6), (1.0, 10**6), (1.0, 120), (1.0, 0)]:
-        chosen, recall, cand = select_bands(keys, i, j, target, budget)
-        assert np.all(np.diff(recall) > 0) and np.all(cand <= budget)
-        if recall.size and recall[-1] >= target:
-            assert recall[:-1].size == 0 or recall[-2] < target  # stops right at the target
+        chosen, recall, cand = select_bands(keys, i, j, target, budget, n_cover)
+        assert np.all(np.diff(recall) >= 0) and np.all(np.diff(cand) >= 0)
+        assert np.all(cand <= budget)
+        times = (keys[i][:, chosen] == keys[j][:, chosen]).sum(axis=1)
+        np.testing.assert_allclose(recall[-1:], [(times > 0).mean()][: recall.size])
+        if (times >= n_cover).mean() >= target:
+            prev = (keys[i][:, chosen[:-1]] == keys[j][:, chosen[:-1]]).sum(axis=1)
+            assert (prev >= n_cover).mean() < target  # stops right at the target
             continue
-        caught = (keys[i][:, chosen] == keys[j][:, chosen]).any(axis=1)
-        union = set(
-            zip(
-                *np.divmod(
-                    np.concatenate([[0], *[band_pair_codes(keys[:, t]) for t in chosen]])[1:], n
-                )
-            )
-        )
+        union = {divmod(int(c), n) for t in chosen for c in band_pair_codes(keys[:, t])}
+        assert len(union) == (cand[-1] if cand.size else 0)
         for t in set(range(30)) - set(chosen.tolist()):
-            adds = ((keys[i, t] == keys[j, t]) & ~caught).any()
+            adds = ((keys[i, t] == keys[j, t]) & (times < n_cover)).any()
             grown = union | _brute_pairs(keys[:, [t]])
             assert not adds or len(grown) > budget
 
@@ -144,6 +143,7 @@ def test_default_groups_are_all_fields_singles_and_pairs(people):
         (dict(group_hashes=0), "group_hashes"),
         (dict(target_recall=0.0), "target_recall"),
         (dict(min_reduction_ratio=1.0), "min_reduction_ratio"),
+        (dict(n_cover=0), "n_cover"),
     ],
 )
 def test_bad_parameters_raise_naming_them(people, params, message):

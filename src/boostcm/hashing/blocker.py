@@ -3,11 +3,12 @@
 Two methods share the record strings (explicit `fields`) and a kept minhash family
 (`MinHasher`): "learned" trains Algorithms 4 and 5 (`fit_pair_boost`, `draw_hash_family`) on
 pairs drawn from labelled records; "minhash-banding" is plain LSH banding (b bands of r rows of the
-signatures) and needs no labels. A record's key in every table is a function of the record and the
+signatures) and needs no labels; "learned-bands" chooses, on labelled records, which minhash bands
+of field groups to keep (`select_bands`, one minhash family per group). A record's key in every table is a function of the record and the
 fitted state alone, so records hashed at different times, or in two tables, are comparable.
 Candidates are pairs sharing a key in at least one table, found by sorting each table's keys
-(never by enumerating all pairs) and deduplicated across tables. Decisions D100-D103
-(docs/decisions.md).
+(never by enumerating all pairs) and deduplicated across tables. Decisions D100-D103,
+D121 (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ class _Params:
 
 
 class Blocker(_Params):
-    """Candidate record pairs by hash tables: learned (Algorithms 4 + 5) or minhash banding.
+    """Candidate record pairs by hash tables: learned (Algorithms 4 + 5), minhash banding or
+    learned bands.
 
     `fit` fixes the hashing state (minhash seeds and, for ``method="learned"``, the boosted
     stumps and the L x k hash bits); `candidate_pairs(df)` gives the pairs of records of one
@@ -87,10 +89,12 @@ class Blocker(_Params):
         Columns joined into the hashed record string, in order (see `record_strings`).
         Required: no column is included silently, so an id column cannot leak into the
         hashes (D100).
-    method : {"learned", "minhash-banding"}, default="learned"
+    method : {"learned", "minhash-banding", "learned-bands"}, default="learned"
         "learned": train Algorithm 4 on pairs of labelled records and draw L tables of k
         stump bits (Algorithm 5); needs `entity_id` in `fit`. "minhash-banding": plain LSH,
         table b's key is rows b*r .. b*r + r - 1 of the minhash signature; needs no labels.
+        "learned-bands": tables are minhash bands of field groups chosen greedily on labelled
+        records (most new matching pairs per candidate pair, within a budget; D121).
     shingle_size : int, default=2
         Characters per shingle (D28).
     n_hashes : int, default=100
@@ -107,6 +111,21 @@ class Blocker(_Params):
         Bands b ("minhash-banding" only); ``bands * rows <= n_hashes`` (D102).
     rows : int, default=5
         Signature rows r per band ("minhash-banding" only).
+    field_groups : list of list of str or None, default=None
+        Field groups whose minhash bands make the pool ("learned-bands" only); None: all the
+        fields, each field, each pair of fields.
+    band_rows : sequence of int, default=(1, 2, 3, 4, 6, 8, 12, 24)
+        Band lengths in the pool ("learned-bands" only): each group's signature is cut into
+        consecutive bands of every length.
+    group_hashes : int, default=24
+        Minhash functions per field group ("learned-bands" only).
+    target_recall : float, default=0.99
+        Share of the training matching pairs at which the greedy stops ("learned-bands" only).
+    min_reduction_ratio : float, default=0.999
+        Budget of the greedy: the chosen bands create at most (1 - min_reduction_ratio) x
+        N(N-1)/2 candidate pairs on the N training records ("learned-bands" only).
+    n_cover : int, default=1
+        Chosen bands that should catch each training matching pair ("learned-bands" only).
     random_state : int, numpy.random.Generator or None, default=None
         Source of the minhash seeds, the training pairs and the hash bits.
 
@@ -124,6 +143,15 @@ class Blocker(_Params):
         Number of hash tables (L, or the number of bands).
     rows_ : int or None
         Signature rows per band ("minhash-banding"), else None.
+    bands_ : ndarray of shape (n_tables_, 3) or None
+        The chosen bands as (field group, first row, rows) ("learned-bands"), else None.
+    group_fields_ : list of tuple of str
+        The field groups ("learned-bands" only).
+    group_hashers_ : list of MinHasher
+        One minhash family per field group ("learned-bands" only; `minhasher_` is None).
+    training_recall_, training_candidates_ : ndarray
+        Share of the training matching pairs caught and candidate pairs on the training records
+        after each chosen band ("learned-bands" only).
 
     See Also
     --------
@@ -171,6 +199,7 @@ class Blocker(_Params):
         group_hashes=24,
         target_recall=0.99,
         min_reduction_ratio=0.999,
+        n_cover=1,
         random_state=None,
     ):
         self.fields = fields
@@ -188,6 +217,7 @@ class Blocker(_Params):
         self.group_hashes = group_hashes
         self.target_recall = target_recall
         self.min_reduction_ratio = min_reduction_ratio
+        self.n_cover = n_cover
         self.random_state = random_state
 
     def fit(self, records: pd.DataFrame, entity_id=None) -> Blocker:
@@ -263,6 +293,7 @@ class Blocker(_Params):
         min_rr = check_real(
             self.min_reduction_ratio, "min_reduction_ratio", low=0.0, high=1.0, high_inclusive=False
         )
+        n_cover = check_integer(self.n_cover, "n_cover", min_value=1)
         labels = _entity_labels(entity_id, records, fields, method="learned-bands")
         hashers = [MinHasher.draw(shingle_size, group_hashes, rng) for _ in groups]
         pool = np.array(
@@ -279,7 +310,7 @@ class Blocker(_Params):
         n = len(records)
         i, j = matching_pairs(entity_codes(labels))
         max_candidates = int(np.floor((1.0 - min_rr) * (n * (n - 1) // 2)))
-        chosen, recall, n_cand = select_bands(keys, i, j, target, max_candidates)
+        chosen, recall, n_cand = select_bands(keys, i, j, target, max_candidates, n_cover)
         if chosen.size == 0:
             raise ValueError(
                 "no candidate band catches a training matching pair within the budget "

@@ -64,14 +64,17 @@ def select_bands(
     pair_j: np.ndarray,
     target_recall: float,
     max_candidates: int,
+    n_cover: int = 1,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Greedy choice of bands: most new matching pairs per candidate pair, within a budget.
 
-    At each step the band maximising (matching pairs it catches that no chosen band catches) /
-    (its own candidate pairs, at least 1) is tried; it is kept when the union of the chosen bands'
-    candidate pairs stays within `max_candidates`, else it is dropped for good. The greedy stops
-    when the share of matching pairs caught reaches `target_recall` or no remaining band catches
-    a new matching pair. Ties go to the band listed first.
+    At each step the band maximising (matching pairs it catches that fewer than `n_cover` chosen
+    bands catch) / (its own candidate pairs, at least 1) is tried; it is kept when the union of
+    the chosen bands' candidate pairs stays within `max_candidates`, else it is dropped for good.
+    The greedy stops when the share of matching pairs caught by `n_cover` chosen bands reaches
+    `target_recall` or no remaining band adds a catch to a pair caught fewer times. Ties go to
+    the band listed first. With ``n_cover > 1`` every matching pair is to be caught by several
+    bands, so that pairs like it but not among the training pairs are more likely caught by one.
 
     Parameters
     ----------
@@ -83,13 +86,15 @@ def select_bands(
         Share of the matching pairs at which the greedy stops, in (0, 1].
     max_candidates : int
         Budget: most candidate pairs the chosen bands may create together.
+    n_cover : int, default=1
+        Chosen bands that should catch each matching pair.
 
     Returns
     -------
     chosen : ndarray of int64
         Indices of the chosen bands, in the order chosen.
     recall : ndarray of float
-        Share of the matching pairs caught after each chosen band.
+        Share of the matching pairs caught (by at least one band) after each chosen band.
     n_candidates : ndarray of int64
         Distinct candidate pairs of the chosen bands after each chosen band.
     """
@@ -101,11 +106,11 @@ def select_bands(
     catches = keys[pair_i] == keys[pair_j]  # (m, n_bands)
     costs = band_costs(keys)
     eligible = (costs <= max_candidates) & catches.any(axis=0)
-    caught = np.zeros(m, dtype=bool)
+    times = np.zeros(m, dtype=np.int64)
     union = np.empty(0, dtype=np.int64)
     chosen, recall, n_cand = [], [], []
-    while caught.mean() < target_recall:
-        gain = catches[~caught].sum(axis=0)
+    while (times >= n_cover).mean() < target_recall:
+        gain = catches[times < n_cover].sum(axis=0)
         score = np.where(eligible & (gain > 0), gain / np.maximum(costs, 1), -1.0)
         t = int(np.argmax(score))
         if score[t] <= 0:
@@ -115,8 +120,8 @@ def select_bands(
         if merged.shape[0] > max_candidates:
             continue
         union = merged
-        caught |= catches[:, t]
+        times += catches[:, t]
         chosen.append(t)
-        recall.append(float(caught.mean()))
+        recall.append(float((times > 0).mean()))
         n_cand.append(int(union.shape[0]))
     return np.array(chosen, np.int64), np.array(recall), np.array(n_cand, np.int64)
