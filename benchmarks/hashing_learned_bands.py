@@ -5,8 +5,8 @@ Per seed the entities are split in halves (D29); the learned methods train on on
 method blocks the other half, and recall / RR are measured on it with BlockingEvaluator (keys)
 or evaluate_pairs (datasketch's pairs). Curves: the thesis' learned hash with its first L of 110
 tables; banding with r rows and its first b bands; learned bands with several budgets
-(min_reduction_ratio on the training half, target_recall 1: the budget or the lack of a
-band that adds stops the greedy); MinHashLSH (128 permutations, 2-shingle sets) at
+(min_reduction_ratio on the training half) and n_cover 1-3, target_recall 1: the budget or
+the lack of a band that adds stops the greedy; MinHashLSH (128 permutations, 2-shingle sets) at
 several thresholds; exact-match rules (recordlinkage / Splink style), one to four rules.
 Datasets: RLdata10000 (fields fname_c1 .. bd) and, with ``--generated N``, N generated person
 records (fname, lname, by, bm, bd). Writes benchmarks/results/hashing_learned_bands.csv.
@@ -18,6 +18,7 @@ Rows of a dataset not run are kept from an earlier run.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from pathlib import Path
@@ -35,7 +36,8 @@ RL_RULES = [
 ]
 GEN_FIELDS = ["fname", "lname", "by", "bm", "bd"]
 GEN_RULES = [["lname", "by"], ["fname", "lname"], ["fname", "by"], ["lname", "bm", "bd"]]
-BUDGETS = (0.97, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998)
+BUDGETS = (0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998)
+N_COVER = (1, 2, 3)
 LEARNED_L = (5, 10, 20, 50, 110)
 BANDING = {
     2: (5, 10, 20, 50),
@@ -134,13 +136,15 @@ def run(dataset: str, records, fields, rules, seeds) -> list[dict]:
             for b, m in _curve(keys, entity, band_counts).items():
                 add("minhash banding", f"bands={b}, rows={r}", m, sec)
 
-        for rr in BUDGETS if len(train) <= 20_000 else [b for b in BUDGETS if b >= 0.995]:
+        budgets = BUDGETS if len(train) <= 20_000 else [b for b in BUDGETS if b >= 0.995]
+        for n_cover, rr in itertools.product(N_COVER, budgets):
             t0 = time.perf_counter()
             lb = Blocker(
                 fields=fields,
                 method="learned-bands",
                 min_reduction_ratio=rr,
                 target_recall=1.0,
+                n_cover=n_cover,
                 random_state=seed,
             ).fit(rec_train, entity_id="entity_id")
             keys = lb.keys(rec_held)
@@ -148,9 +152,10 @@ def run(dataset: str, records, fields, rules, seeds) -> list[dict]:
             m = _curve(keys, entity, [keys.shape[1]])[keys.shape[1]]
             add(
                 "learned bands (D121)",
-                f"min_reduction_ratio={rr}",
+                f"n_cover={n_cover}, min_reduction_ratio={rr}",
                 m,
                 sec,
+                n_cover=n_cover,
                 n_bands=keys.shape[1],
                 train_recall=lb.training_recall_[-1],
                 train_candidates=lb.training_candidates_[-1],
@@ -166,7 +171,8 @@ def run(dataset: str, records, fields, rules, seeds) -> list[dict]:
             add("exact-match rules", " | ".join("+".join(r) for r in rules[:c]), m)
 
         if len(held) <= 60_000:
-            for row in _datasketch(record_strings(rec_held, fields), entity, LSH_THRESHOLDS, seed):
+            thresholds = LSH_THRESHOLDS if len(held) <= 20_000 else (0.5, 0.6, 0.7)
+            for row in _datasketch(record_strings(rec_held, fields), entity, thresholds, seed):
                 add("datasketch MinHashLSH", row.pop("setting"), row, row.pop("seconds"))
         print(
             pd.DataFrame(rows[first:])

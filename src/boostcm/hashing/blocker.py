@@ -119,12 +119,12 @@ class Blocker(_Params):
         consecutive bands of every length.
     group_hashes : int, default=24
         Minhash functions per field group ("learned-bands" only).
-    target_recall : float, default=0.99
+    target_recall : float, default=1.0
         Share of the training matching pairs at which the greedy stops ("learned-bands" only).
     min_reduction_ratio : float, default=0.999
         Budget of the greedy: the chosen bands create at most (1 - min_reduction_ratio) x
         N(N-1)/2 candidate pairs on the N training records ("learned-bands" only).
-    n_cover : int, default=1
+    n_cover : int, default=2
         Chosen bands that should catch each training matching pair ("learned-bands" only).
     random_state : int, numpy.random.Generator or None, default=None
         Source of the minhash seeds, the training pairs and the hash bits.
@@ -197,9 +197,9 @@ class Blocker(_Params):
         field_groups=None,
         band_rows=(1, 2, 3, 4, 6, 8, 12, 24),
         group_hashes=24,
-        target_recall=0.99,
+        target_recall=1.0,
         min_reduction_ratio=0.999,
-        n_cover=1,
+        n_cover=2,
         random_state=None,
     ):
         self.fields = fields
