@@ -39,17 +39,17 @@ GEN_RULES = [["lname", "by"], ["fname", "lname"], ["fname", "by"], ["lname", "bm
 BUDGETS = (0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998)
 N_COVER = (1, 2, 3)
 LEARNED_L = (5, 10, 20, 50, 110)
-BANDING = {
+BANDING = {  # (rows: band counts) with 100 minhashes; dense near RR 0.999
     2: (5, 10, 20, 50),
     3: (5, 10, 20, 33),
     4: (5, 10, 15, 25),
-    5: (5, 10, 20),
-    6: (4, 8, 16),
-    7: (4, 8, 14),
-    8: (3, 6, 12),
+    5: (5, 6, 7, 8, 10, 12, 15, 20),
+    6: (4, 8, 10, 12, 14, 16),
+    7: (4, 8, 10, 12, 14),
+    8: (3, 6, 9, 12),
     10: (2, 5, 10),
 }
-LSH_THRESHOLDS = (0.4, 0.5, 0.6, 0.7, 0.8)
+LSH_THRESHOLDS = (0.4, 0.5, 0.52, 0.55, 0.58, 0.6, 0.65, 0.7, 0.8)
 
 
 def _curve(keys, entity, checkpoints):
@@ -171,7 +171,7 @@ def run(dataset: str, records, fields, rules, seeds) -> list[dict]:
             add("exact-match rules", " | ".join("+".join(r) for r in rules[:c]), m)
 
         if len(held) <= 60_000:
-            thresholds = LSH_THRESHOLDS if len(held) <= 20_000 else (0.5, 0.6, 0.7)
+            thresholds = LSH_THRESHOLDS if len(held) <= 20_000 else (0.5, 0.55, 0.6, 0.7)
             for row in _datasketch(record_strings(rec_held, fields), entity, thresholds, seed):
                 add("datasketch MinHashLSH", row.pop("setting"), row, row.pop("seconds"))
         print(
