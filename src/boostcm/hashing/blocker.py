@@ -3,11 +3,12 @@
 Two methods share the record strings (explicit `fields`) and a kept minhash family
 (`MinHasher`): "learned" trains Algorithms 4 and 5 (`fit_pair_boost`, `draw_hash_family`) on
 pairs drawn from labelled records; "minhash-banding" is plain LSH banding (b bands of r rows of the
-signatures) and needs no labels. A record's key in every table is a function of the record and the
+signatures) and needs no labels; "learned-bands" chooses, on labelled records, which minhash bands
+of field groups to keep (`select_bands`, one minhash family per group). A record's key in every table is a function of the record and the
 fitted state alone, so records hashed at different times, or in two tables, are comparable.
 Candidates are pairs sharing a key in at least one table, found by sorting each table's keys
-(never by enumerating all pairs) and deduplicated across tables. Decisions D100-D103
-(docs/decisions.md).
+(never by enumerating all pairs) and deduplicated across tables. Decisions D100-D103,
+D121 (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -19,16 +20,17 @@ import numpy as np
 import pandas as pd
 
 from .._splitmix import splitmix64
-from .._validation import check_choice, check_integer, check_rng
+from .._validation import check_choice, check_integer, check_real, check_rng
 from .boosting import fit_pair_boost
+from .learned_bands import select_bands
 from .lsh import _pack_bits, draw_hash_family
 from .metrics import CandidatePairs, PairCodeSet, bucket_order, check_table_size
-from .pairs import entity_codes, sample_training_pairs, sorted_unique
+from .pairs import entity_codes, matching_pairs, sample_training_pairs, sorted_unique
 from .vectorize import MinHasher, record_strings
 
 __all__ = ["METHODS", "Blocker", "evaluate_pairs"]
 
-METHODS = ("learned", "minhash-banding")
+METHODS = ("learned", "minhash-banding", "learned-bands")
 KEY_CHUNK = 100_000  # records whose signatures `keys` holds at once
 
 
@@ -71,7 +73,8 @@ class _Params:
 
 
 class Blocker(_Params):
-    """Candidate record pairs by hash tables: learned (Algorithms 4 + 5) or minhash banding.
+    """Candidate record pairs by hash tables: learned (Algorithms 4 + 5), minhash banding or
+    learned bands.
 
     `fit` fixes the hashing state (minhash seeds and, for ``method="learned"``, the boosted
     stumps and the L x k hash bits); `candidate_pairs(df)` gives the pairs of records of one
@@ -86,10 +89,12 @@ class Blocker(_Params):
         Columns joined into the hashed record string, in order (see `record_strings`).
         Required: no column is included silently, so an id column cannot leak into the
         hashes (D100).
-    method : {"learned", "minhash-banding"}, default="learned"
+    method : {"learned", "minhash-banding", "learned-bands"}, default="learned"
         "learned": train Algorithm 4 on pairs of labelled records and draw L tables of k
         stump bits (Algorithm 5); needs `entity_id` in `fit`. "minhash-banding": plain LSH,
         table b's key is rows b*r .. b*r + r - 1 of the minhash signature; needs no labels.
+        "learned-bands": tables are minhash bands of field groups chosen greedily on labelled
+        records (most new matching pairs per candidate pair, within a budget; D121).
     shingle_size : int, default=2
         Characters per shingle (D28).
     n_hashes : int, default=100
@@ -106,6 +111,21 @@ class Blocker(_Params):
         Bands b ("minhash-banding" only); ``bands * rows <= n_hashes`` (D102).
     rows : int, default=5
         Signature rows r per band ("minhash-banding" only).
+    field_groups : list of list of str or None, default=None
+        Field groups whose minhash bands make the pool ("learned-bands" only); None: all the
+        fields, each field, each pair of fields.
+    band_rows : sequence of int, default=(1, 2, 3, 4, 6, 8, 12, 24)
+        Band lengths in the pool ("learned-bands" only): each group's signature is cut into
+        consecutive bands of every length.
+    group_hashes : int, default=24
+        Minhash functions per field group ("learned-bands" only).
+    target_recall : float, default=1.0
+        Share of the training matching pairs at which the greedy stops ("learned-bands" only).
+    min_reduction_ratio : float, default=0.999
+        Budget of the greedy: the chosen bands create at most (1 - min_reduction_ratio) x
+        N(N-1)/2 candidate pairs on the N training records ("learned-bands" only).
+    n_cover : int, default=2
+        Chosen bands that should catch each training matching pair ("learned-bands" only).
     random_state : int, numpy.random.Generator or None, default=None
         Source of the minhash seeds, the training pairs and the hash bits.
 
@@ -123,6 +143,19 @@ class Blocker(_Params):
         Number of hash tables (L, or the number of bands).
     rows_ : int or None
         Signature rows per band ("minhash-banding"), else None.
+    bands_ : ndarray of shape (n_tables_, 3) or None
+        The chosen bands as (field group, first row, rows) ("learned-bands"), else None.
+    group_fields_ : list of tuple of str or None
+        The field groups ("learned-bands"), else None.
+    group_hashers_ : list of MinHasher or None
+        One minhash family per field group ("learned-bands"; `minhasher_` is then None), else
+        None.
+    training_recall_ : ndarray or None
+        Share of the training matching pairs caught after each chosen band ("learned-bands"),
+        else None.
+    training_candidates_ : ndarray or None
+        Candidate pairs on the training records after each chosen band ("learned-bands"), else
+        None.
 
     See Also
     --------
@@ -165,6 +198,12 @@ class Blocker(_Params):
         L=110,
         bands=20,
         rows=5,
+        field_groups=None,
+        band_rows=(1, 2, 3, 4, 6, 8, 12, 24),
+        group_hashes=24,
+        target_recall=1.0,
+        min_reduction_ratio=0.999,
+        n_cover=2,
         random_state=None,
     ):
         self.fields = fields
@@ -177,6 +216,12 @@ class Blocker(_Params):
         self.L = L
         self.bands = bands
         self.rows = rows
+        self.field_groups = field_groups
+        self.band_rows = band_rows
+        self.group_hashes = group_hashes
+        self.target_recall = target_recall
+        self.min_reduction_ratio = min_reduction_ratio
+        self.n_cover = n_cover
         self.random_state = random_state
 
     def fit(self, records: pd.DataFrame, entity_id=None) -> Blocker:
@@ -209,6 +254,10 @@ class Blocker(_Params):
         shingle_size = check_integer(self.shingle_size, "shingle_size", min_value=1)
         n_hashes = check_integer(self.n_hashes, "n_hashes", min_value=1)
         rng = _as_generator(self.random_state)
+        # what a method does not use is None (also after a refit with another method)
+        self.ensemble_ = self.hash_family_ = self.rows_ = self.bands_ = None
+        self.group_fields_ = self.group_hashers_ = None
+        self.training_recall_ = self.training_candidates_ = None
         if method == "minhash-banding":
             bands = check_integer(self.bands, "bands", min_value=1)
             rows = check_integer(self.rows, "rows", min_value=1)
@@ -218,10 +267,10 @@ class Blocker(_Params):
                     f"n_hashes={n_hashes}"
                 )
             self.minhasher_ = MinHasher.draw(shingle_size, n_hashes, rng)
-            self.ensemble_ = None
-            self.hash_family_ = None
             self.n_tables_ = bands
             self.rows_ = rows
+        elif method == "learned-bands":
+            self._fit_learned_bands(records, fields, entity_id, shingle_size, rng)
         else:
             n_train_pairs = check_integer(self.n_train_pairs, "n_train_pairs", min_value=1)
             n_rounds = check_integer(self.n_rounds, "n_rounds", min_value=1)
@@ -234,9 +283,47 @@ class Blocker(_Params):
             self.ensemble_ = fit_pair_boost(X[a], X[b], y, n_rounds)
             self.hash_family_ = draw_hash_family(self.ensemble_, k, L, rng)
             self.n_tables_ = L
-            self.rows_ = None
         self.fields_ = fields
         return self
+
+    def _fit_learned_bands(self, records, fields, entity_id, shingle_size, rng) -> None:
+        groups = _check_field_groups(self.field_groups, fields)
+        group_hashes = check_integer(self.group_hashes, "group_hashes", min_value=1)
+        band_rows = _check_band_rows(self.band_rows, group_hashes)
+        target = check_real(
+            self.target_recall, "target_recall", low=0.0, low_inclusive=False, high=1.0
+        )
+        min_rr = check_real(
+            self.min_reduction_ratio, "min_reduction_ratio", low=0.0, high=1.0, high_inclusive=False
+        )
+        n_cover = check_integer(self.n_cover, "n_cover", min_value=1)
+        labels = _entity_labels(entity_id, records, fields, method="learned-bands")
+        hashers = [MinHasher.draw(shingle_size, group_hashes, rng) for _ in groups]
+        pool = np.array(
+            [
+                (g, start, r)
+                for g in range(len(groups))
+                for r in band_rows
+                for start in range(0, group_hashes - r + 1, r)
+            ],
+            dtype=np.int64,
+        )
+        self.fields_, self.group_fields_, self.group_hashers_ = fields, groups, hashers
+        keys = _group_band_keys(records, fields, groups, hashers, pool)
+        n = len(records)
+        i, j = matching_pairs(entity_codes(labels))
+        max_candidates = int(np.floor((1.0 - min_rr) * (n * (n - 1) // 2)))
+        chosen, recall, n_cand = select_bands(keys, i, j, target, max_candidates, n_cover)
+        if chosen.size == 0:
+            raise ValueError(
+                "no candidate band catches a training matching pair within the budget "
+                f"min_reduction_ratio={min_rr}; lower it or add field groups / shorter bands"
+            )
+        self.minhasher_ = None
+        self.bands_ = pool[chosen]
+        self.n_tables_ = int(chosen.size)
+        self.training_recall_ = recall
+        self.training_candidates_ = n_cand
 
     def keys(self, records: pd.DataFrame) -> np.ndarray:
         """Key of every record in every hash table.
@@ -261,6 +348,11 @@ class Blocker(_Params):
         # so memory grows with n by the keys alone (D120)
         for lo in range(0, len(records), KEY_CHUNK):
             part = records.iloc[lo : lo + KEY_CHUNK]
+            if getattr(self, "bands_", None) is not None:
+                keys[lo : lo + len(part)] = _group_band_keys(
+                    part, self.fields_, self.group_fields_, self.group_hashers_, self.bands_
+                )
+                continue
             X = self.minhasher_.signatures(record_strings(part, self.fields_))
             keys[lo : lo + len(part)] = self._signature_keys(X)
         return keys
@@ -448,10 +540,12 @@ def _check_fields(fields, records: pd.DataFrame) -> list[str]:
     return fields
 
 
-def _entity_labels(entity_id, records: pd.DataFrame, fields: list[str]) -> np.ndarray:
+def _entity_labels(
+    entity_id, records: pd.DataFrame, fields: list[str], method: str = "learned"
+) -> np.ndarray:
     if entity_id is None:
         raise ValueError(
-            "entity_id is required by method='learned' (training pairs need the true entity "
+            f"entity_id is required by method={method!r} (training pairs need the true entity "
             "of every record): fit(records, entity_id='column') or one label per record; "
             "method='minhash-banding' needs no labels"
         )
@@ -468,6 +562,38 @@ def _entity_labels(entity_id, records: pd.DataFrame, fields: list[str]) -> np.nd
             f"got shape {labels.shape}"
         )
     return labels
+
+
+def _check_field_groups(field_groups, fields: list[str]) -> list[tuple[str, ...]]:
+    if field_groups is None:
+        singles = [(f,) for f in fields]
+        pairs = [(a, b) for k, a in enumerate(fields) for b in fields[k + 1 :]]
+        return [tuple(fields), *singles, *pairs] if len(fields) > 1 else [tuple(fields)]
+    if isinstance(field_groups, str) or not hasattr(field_groups, "__iter__"):
+        raise ValueError(f"field_groups must be a list of lists of fields, got {field_groups!r}")
+    groups = []
+    for group in field_groups:
+        group = (group,) if isinstance(group, str) else tuple(group)
+        if not group or len(set(group)) != len(group):
+            raise ValueError(f"field_groups: every group needs distinct fields, got {group!r}")
+        unknown = [f for f in group if f not in fields]
+        if unknown:
+            raise ValueError(f"field_groups: {unknown} are not among the fields {fields}")
+        groups.append(group)
+    if not groups:
+        raise ValueError("field_groups must hold at least one group")
+    return groups
+
+
+def _check_band_rows(band_rows, group_hashes: int) -> tuple[int, ...]:
+    if isinstance(band_rows, (str, bytes)) or not hasattr(band_rows, "__iter__"):
+        raise ValueError(f"band_rows must be a sequence of integers, got {band_rows!r}")
+    rows = tuple(
+        check_integer(r, "band_rows", min_value=1, max_value=group_hashes) for r in band_rows
+    )
+    if not rows:
+        raise ValueError("band_rows must hold at least one number of rows")
+    return tuple(sorted(set(rows)))
 
 
 def _check_entity_series(ids, name: str) -> pd.Series:
@@ -490,6 +616,28 @@ def _as_generator(random_state) -> np.random.Generator:
 
 
 # --- keys ---
+
+
+def _group_band_keys(records, fields, groups, hashers, bands) -> np.ndarray:
+    """Keys of the bands (group, first row, rows) of the field groups' minhash signatures.
+
+    A record whose fields of a group are all missing is hashed, in that group, by its whole
+    record string after a marker character, so missing values do not share one bucket (D121).
+    """
+    keys = np.empty((len(records), bands.shape[0]), dtype=np.int64)
+    whole = None
+    for g in np.unique(bands[:, 0]):
+        strings = record_strings(records, list(groups[g]))
+        if any(not s for s in strings):
+            whole = record_strings(records, fields) if whole is None else whole
+            strings = [s if s else "\x01" + w for s, w in zip(strings, whole)]
+        sig = hashers[g].signatures(strings)
+        for t in np.flatnonzero(bands[:, 0] == g):
+            start, rows = int(bands[t, 1]), int(bands[t, 2])
+            keys[:, t] = _band_keys(np.ascontiguousarray(sig[:, start : start + rows]), 1, rows)[
+                :, 0
+            ]
+    return keys
 
 
 @nb.njit(cache=True)
