@@ -42,6 +42,16 @@ def mirror() -> Path:
     return MIRROR
 
 
+# ExactBoost's settings of the job tests (the tables', the margin sweep's, the timing's): small fits
+SMALL_EB = {
+    "n_estimators": 3,
+    "n_rounds": 5,
+    "margin": 0.05,
+    "subsample": 0.2,
+    "colsample": 0.2,
+    "search": "greedy",
+    "init": "random",
+}
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 

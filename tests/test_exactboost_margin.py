@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SMALL_EB
 from sklearn.datasets import make_classification
 
 from boostcm._io import read_parquet_metadata, write_parquet
@@ -19,15 +20,6 @@ from boostcm.experiments.cli import main as cli
 from boostcm.experiments.config import load_schema, validate_config
 from boostcm.metrics import auc_loss, ks_loss, pak_loss
 
-SMALL_EB = {
-    "n_estimators": 3,
-    "n_rounds": 5,
-    "margin": 0.05,
-    "subsample": 0.2,
-    "colsample": 0.2,
-    "search": "greedy",
-    "init": "random",
-}
 PROTOCOL = dict(n_folds=5, cv_seed=0, seed=7, pak_fraction=0.5)
 
 

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SMALL_EB
 from sklearn.datasets import make_classification
 from sklearn.model_selection import KFold
 
@@ -23,15 +24,6 @@ from boostcm.metrics import auc_loss, ks_loss, pak_loss
 # the neural net runs exactly 30 epochs, as the paper's, and says it has not converged
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
-SMALL_EB = {
-    "n_estimators": 3,
-    "n_rounds": 5,
-    "margin": 0.05,
-    "subsample": 0.2,
-    "colsample": 0.2,
-    "search": "greedy",
-    "init": "random",
-}
 PROTOCOL = dict(n_folds=5, cv_seed=0, seed=7, pak_fraction=0.5)
 
 

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SMALL_EB
 from sklearn.datasets import make_classification
 
 from boostcm._io import write_parquet
@@ -19,15 +20,6 @@ from boostcm.report.claims import timing_ratio_verdict, timing_seconds_verdict
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
-SMALL_EB = {
-    "n_estimators": 3,
-    "n_rounds": 5,
-    "margin": 0.05,
-    "subsample": 0.2,
-    "colsample": 0.2,
-    "search": "greedy",
-    "init": "random",
-}
 SETTINGS = {m: (dict(SMALL_EB) if m in eb.EXACTBOOST else {}) for m in timing.TIMED_METHODS}
 PROTOCOL = dict(fold=1, n_folds=3, cv_seed=0, seed=7, pak_fraction=0.5)
 

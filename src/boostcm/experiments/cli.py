@@ -241,6 +241,15 @@ def _bounds_runs(args) -> None:
 # --- ExactBoost tables (EB-T3, EB-T4, EB-T6..T11, EB-F3) and EB-F2 -------------------------------
 
 
+def _settings_json(text: str, method: str | None = None) -> dict:
+    """A ``--model-settings`` JSON object; the error names the flag (and the method)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        of = f" of {method}" if method else ""
+        raise ValueError(f"--model-settings{of} is not JSON: {exc}") from None
+
+
 def _eb_batch(args) -> list[tuple[str, str, dict]]:
     """(method, output, settings) of each job of one call: ``--method``, ``--out`` and (where the
     stage takes them) ``--model-settings`` are given once per job, in the same order."""
@@ -257,11 +266,7 @@ def _eb_batch(args) -> list[tuple[str, str, dict]]:
         raise ValueError("--out names a file twice")
     jobs = []
     for method, out, text in zip(methods, outs, texts):
-        try:
-            settings = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"--model-settings of {method} is not JSON: {exc}") from None
-        jobs.append((method, out, check_model_settings(method, settings)))
+        jobs.append((method, out, check_model_settings(method, _settings_json(text, method))))
     return jobs
 
 
@@ -350,10 +355,7 @@ def _eb_landscape(args) -> None:
     from .exactboost import read_processed
     from .exactboost_landscape import run_landscape_job
 
-    try:
-        settings = json.loads(args.model_settings)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"--model-settings is not JSON: {exc}") from None
+    settings = _settings_json(args.model_settings)
     missing = {"margin", "subsample", "colsample", "search", "init"} - set(settings)
     if missing:
         raise ValueError(f"--model-settings lacks {sorted(missing)}")
@@ -398,10 +400,7 @@ def _eb_timing(args) -> None:
         )
     settings = {}
     for method, text in zip(args.method, args.model_settings):
-        try:
-            settings[method] = check_model_settings(method, json.loads(text))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"--model-settings of {method} is not JSON: {exc}") from None
+        settings[method] = check_model_settings(method, _settings_json(text, method))
     X, y = read_processed(args.data)
     frame, meta = run_timing_job(
         X,
@@ -425,10 +424,7 @@ def _eb_margin(args) -> None:
     from .exactboost import read_processed
     from .exactboost_margin import run_margin_job
 
-    try:
-        settings = json.loads(args.model_settings)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"--model-settings is not JSON: {exc}") from None
+    settings = _settings_json(args.model_settings)
     X, y = read_processed(args.data)
     frame, meta = run_margin_job(
         X,

@@ -214,6 +214,18 @@ def eval_k(positive_rate: float, n_test: int, fraction: float) -> int:
     return max(1, math.ceil(float(fraction) * float(positive_rate) * int(n_test)))
 
 
+def fold_metadata(dataset, fold, n_folds, cv_seed, seed, train, test) -> dict:
+    """What every job on one fold records of its data and protocol: ``dataset``, ``fold``,
+    ``protocol`` (n_folds, cv_seed, the global seed), ``n_train`` and ``n_test``."""
+    return {
+        "dataset": dataset,
+        "fold": int(fold),
+        "protocol": {"n_folds": int(n_folds), "cv_seed": int(cv_seed), "seed": int(seed)},
+        "n_train": int(np.asarray(train).size),
+        "n_test": int(np.asarray(test).size),
+    }
+
+
 def fold_losses(scores, y, k: int) -> dict:
     """AUC, KS and P@k losses of one fold's scores (``boostcm.metrics``; P@k at depth `k`)."""
     from ..metrics import auc_loss, ks_loss, pak_loss
@@ -364,12 +376,8 @@ def run_estimator_job(
     meta = {
         "stage": "estimator",
         "inputs": "",
-        "dataset": dataset,
-        "fold": int(fold),
+        **fold_metadata(dataset, fold, n_folds, cv_seed, seed, train, test),
         "method": method,
-        "protocol": {"n_folds": int(n_folds), "cv_seed": int(cv_seed), "seed": int(seed)},
-        "n_train": int(train.size),
-        "n_test": int(test.size),
         "k_eval": k,
         "losses": fold_losses(s, y[test], k),
         "random_state": random_state,

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .._io import derive_seed_sequence
-from .exactboost import fold_rows, job_random_state
+from .exactboost import fold_metadata, fold_rows, job_random_state
 
 __all__ = [
     "LANDSCAPE_GRID",
@@ -292,11 +292,7 @@ def run_landscape_job(
         xy[:, 0] = -xy[:, 0]
     frame["x"], frame["y"] = xy[:, 0], xy[:, 1]
     meta = {
-        "dataset": dataset,
-        "fold": int(fold),
-        "protocol": {"n_folds": int(n_folds), "cv_seed": int(cv_seed), "seed": int(seed)},
-        "n_train": int(train.size),
-        "n_test": int(test.size),
+        **fold_metadata(dataset, fold, n_folds, cv_seed, seed, train, test),
         "n_models": int(n_models),
         "estimators": estimators,
         "n_rounds": T,

@@ -31,6 +31,7 @@ from .._io import read_parquet_metadata
 from .exactboost import (
     eval_k,
     fold_losses,
+    fold_metadata,
     fold_rows,
     job_random_state,
     make_model,
@@ -167,11 +168,7 @@ def run_timing_job(
         for m in methods
     }
     meta = {
-        "dataset": dataset,
-        "fold": int(fold),
-        "protocol": {"n_folds": int(n_folds), "cv_seed": int(cv_seed), "seed": int(seed)},
-        "n_train": int(train.size),
-        "n_test": int(test.size),
+        **fold_metadata(dataset, fold, n_folds, cv_seed, seed, train, test),
         "n_features": int(X.shape[1]),
         "k_eval": k,
         "repeats": int(repeats),
