@@ -61,6 +61,18 @@ def test_timed_models_are_the_estimator_jobs_models(job, data):
         assert meta["n_train"] == est["n_train"] and meta["k_eval"] == est["k_eval"]
 
 
+def test_threads_change_the_time_not_the_models(job, data):
+    # ExactBoost's runs are independent streams: two threads fit the same models
+    X, y = data
+    _, meta = job
+    methods = ["exactboost-auc", "exactboost-pak"]
+    _, two = timing.run_timing_job(
+        X, y, dataset="toy", repeats=1, settings=SETTINGS, methods=methods, n_jobs=2, **PROTOCOL
+    )
+    assert two["threads"] == 2
+    assert {m: two["losses"][m] for m in methods} == {m: meta["losses"][m] for m in methods}
+
+
 def test_warmup_rows_have_both_classes():
     y = np.r_[np.zeros(500, int), np.ones(3, int)]
     rows = timing.warmup_rows(y, 60, np.random.default_rng(1))
@@ -71,6 +83,10 @@ def test_warmup_rows_have_both_classes():
 
 def test_bad_arguments(data):
     X, y = data
+    with pytest.raises(ValueError, match="n_jobs"):
+        timing.run_timing_job(
+            X, y, dataset="toy", repeats=1, settings=SETTINGS, n_jobs=0, **PROTOCOL
+        )
     with pytest.raises(ValueError, match="repeats"):
         timing.run_timing_job(X, y, dataset="toy", repeats=0, settings=SETTINGS, **PROTOCOL)
     with pytest.raises(ValueError, match="not timed"):
@@ -247,6 +263,7 @@ def test_cli_timing_job_and_tables(data, tmp_path, repo):
     methods = ["exactboost-pak", "toppush"]
     args = ["exactboost", "timing", "--dataset", "toy", "--data", str(tmp_path / "toy.parquet")]
     args += ["--fold", "0", "--seed", "0", "--n-folds", "2", "--cv-seed", "0", "--repeats", "1"]
+    args += ["--threads", "1"]
     args += ["--pak-fraction", "0.5", "--out", str(out), "--method", *methods]
     assert cli([*args, "--model-settings", json.dumps(SMALL_EB)]) == 1  # one settings for two
     assert not out.exists()

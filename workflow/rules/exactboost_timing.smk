@@ -34,7 +34,8 @@ rule exactboost_timing:
     shell:
         EB_ENV
         + " boostcm exactboost timing --dataset {wildcards.dataset} --data {input}"
-        " --fold {params.fold} --repeats {params.repeats} --method {params.methods}"
+        " --fold {params.fold} --repeats {params.repeats} --threads {threads}"
+        " --method {params.methods}"
         " --n-folds {params.n_folds} --cv-seed {params.cv_seed} --seed {params.seed}"
         " --pak-fraction {params.pak} --model-settings {params.settings} --out {output}"
         " > {log} 2>&1"

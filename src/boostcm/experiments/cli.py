@@ -409,6 +409,7 @@ def _eb_timing(args) -> None:
         repeats=args.repeats,
         settings=settings,
         methods=args.method,
+        n_jobs=args.threads,
     )
     write_parquet(args.out, frame, _eb_meta(meta, args))
     print(frame.groupby("method", sort=False)["wall_s"].median().to_string())
@@ -902,6 +903,7 @@ def build_parser() -> argparse.ArgumentParser:
     _req(tj, "--method", choices=TIMED_METHODS, nargs="+")
     _req(tj, "--model-settings", nargs="+", help="JSON per --method, as the estimator jobs'")
     _req(tj, "--fold", "--seed", "--n-folds", "--cv-seed", "--repeats", type=int)
+    _req(tj, "--threads", type=int, help="ExactBoost's threads (n_jobs); baselines are sequential")
     _req(tj, "--pak-fraction", type=float, help="P@k evaluated at ceil(f x positive rate x n_test)")
     tt = _add(es, "timing-table", _eb_timing_table, "EB-TE or EB-T2 beside the paper (csv)")
     tt.add_argument("inputs", nargs="+", help="timing job parquet files, one per dataset")

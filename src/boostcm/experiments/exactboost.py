@@ -256,7 +256,7 @@ def check_model_settings(method: str, settings: dict) -> dict:
     return dict(settings)
 
 
-def make_model(method: str, random_state: int, settings: dict):
+def make_model(method: str, random_state: int, settings: dict, n_jobs: int = 1):
     """An unfitted model of a job: ExactBoost with `settings`, or a baseline with the papers'
     settings (``boostcm.baselines.make_estimator``).
 
@@ -268,6 +268,9 @@ def make_model(method: str, random_state: int, settings: dict):
         The job's model seed (:func:`job_random_state`).
     settings : dict
         :func:`check_model_settings`.
+    n_jobs : int, optional
+        ExactBoost's threads (its runs in parallel; the fit does not depend on it); the
+        baselines are sequential.
 
     Returns
     -------
@@ -279,7 +282,7 @@ def make_model(method: str, random_state: int, settings: dict):
         from ..exactboost import ExactBoostClassifier
 
         return ExactBoostClassifier(
-            metric=TARGET_LOSS[method], random_state=random_state, n_jobs=1, **settings
+            metric=TARGET_LOSS[method], random_state=random_state, n_jobs=n_jobs, **settings
         )
     from ..baselines import make_estimator
 

@@ -20,7 +20,6 @@ jobs (:func:`boostcm.experiments.exactboost.make_model`), so the timed fit is th
 
 from __future__ import annotations
 
-import os
 import re
 import time
 
@@ -74,15 +73,6 @@ def warmup_rows(y_train: np.ndarray, n: int, rng: np.random.Generator) -> np.nda
     return np.sort(np.asarray(picked))
 
 
-def job_threads() -> int:
-    """The thread count a job runs at: ``NUMBA_NUM_THREADS`` (set by the rule), else numba's."""
-    if os.environ.get("NUMBA_NUM_THREADS"):
-        return int(os.environ["NUMBA_NUM_THREADS"])
-    import numba
-
-    return int(numba.get_num_threads())
-
-
 def run_timing_job(
     X,
     y,
@@ -96,6 +86,7 @@ def run_timing_job(
     repeats: int,
     settings: dict,
     methods=TIMED_METHODS,
+    n_jobs: int = 1,
 ) -> tuple[pd.DataFrame, dict]:
     """Time the training fit of each method on one fold (module docstring).
 
@@ -118,6 +109,9 @@ def run_timing_job(
         Model settings per method (:func:`boostcm.experiments.exactboost.job_model_settings`).
     methods : sequence of str, optional
         Methods timed, default the six of EB-TE.
+    n_jobs : int, optional
+        Threads of ExactBoost's fits (the baselines are sequential; BLAS threads are the
+        caller's environment).
 
     Returns
     -------
@@ -130,7 +124,7 @@ def run_timing_job(
     Raises
     ------
     ValueError
-        If `repeats` < 1, a method is unknown to the timing or lacks its settings.
+        If `repeats` or `n_jobs` < 1, a method is unknown to the timing or lacks its settings.
     """
     methods = list(methods)
     unknown = sorted(set(methods) - set(TIMED_METHODS))
@@ -141,6 +135,8 @@ def run_timing_job(
         raise ValueError(f"no model settings given for {missing}")
     if int(repeats) < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
+    if int(n_jobs) < 1:
+        raise ValueError(f"n_jobs must be at least 1, got {n_jobs}")
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
     train, test = fold_rows(len(y), fold, n_folds, cv_seed)
     X_fit, y_fit = X[train], y[train]
@@ -148,13 +144,13 @@ def run_timing_job(
 
     warm = warmup_rows(y_fit, WARMUP_ROWS, np.random.default_rng(0))
     for m in methods:  # compile and import outside the timing
-        make_model(m, states[m], settings[m]).fit(X_fit[warm], y_fit[warm])
+        make_model(m, states[m], settings[m], n_jobs).fit(X_fit[warm], y_fit[warm])
 
     rows, fitted = [], {}
     for r in range(int(repeats)):
         order = methods[r % len(methods) :] + methods[: r % len(methods)]
         for position, m in enumerate(order):
-            model = make_model(m, states[m], settings[m])
+            model = make_model(m, states[m], settings[m], n_jobs)
             w0, c0 = time.perf_counter(), time.process_time()
             model.fit(X_fit, y_fit)
             wall, cpu = time.perf_counter() - w0, time.process_time() - c0
@@ -172,7 +168,7 @@ def run_timing_job(
         "n_features": int(X.shape[1]),
         "k_eval": k,
         "repeats": int(repeats),
-        "threads": job_threads(),
+        "threads": int(n_jobs),
         "warmup_rows": int(warm.size),
         "settings": {m: settings[m] for m in methods},
         "losses": losses,
