@@ -408,6 +408,13 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("the model was fit without init_score; do not pass one")
         return np.full(n, 0.5) if self.init == "random" else np.zeros(n)
 
+    def _scoring_input(self, X, init_score):
+        """New rows checked against the fit, and their initial scores."""
+        check_is_fitted(self, "stump_feature_")
+        X = validate_data(self, X, reset=False, ensure_all_finite=False, dtype=np.float64)
+        X = check_finite_2d(X)
+        return X, self._initial(X.shape[0], init_score)
+
     def decision_function(self, X, init_score=None):
         """Ranking score: the mean score over runs minus `threshold_`.
 
@@ -423,10 +430,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         scores : ndarray of shape (n_samples,)
             Scores; > 0 means the positive class ``classes_[1]``.
         """
-        check_is_fitted(self, "stump_feature_")
-        X = validate_data(self, X, reset=False, ensure_all_finite=False, dtype=np.float64)
-        X = check_finite_2d(X)
-        s_init = self._initial(X.shape[0], init_score)
+        X, s_init = self._scoring_input(X, init_score)
         return self._raw_scores(np.ascontiguousarray(X.T), s_init) - self.threshold_
 
     def staged_decision_function(self, X, init_score=None):
@@ -464,10 +468,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         >>> len(stages), bool(np.allclose(stages[-1], clf.decision_function(X)))
         (5, True)
         """
-        check_is_fitted(self, "stump_feature_")
-        X = validate_data(self, X, reset=False, ensure_all_finite=False, dtype=np.float64)
-        X = check_finite_2d(X)
-        s_init = self._initial(X.shape[0], init_score)
+        X, s_init = self._scoring_input(X, init_score)
         feat = self.stump_feature_
         n_runs, n_rounds = feat.shape
         # the runs' scores, updated round by round in the order of operations of predict_runs
