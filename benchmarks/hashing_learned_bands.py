@@ -11,9 +11,21 @@ several thresholds; exact-match rules (recordlinkage / Splink style), one to fou
 Datasets: RLdata10000 (fields fname_c1 .. bd) and, with ``--generated N``, N generated person
 records (fname, lname, by, bm, bd). Writes benchmarks/results/hashing_learned_bands.csv.
 
-    NUMBA_NUM_THREADS=1 python benchmarks/hashing_learned_bands.py [n_seeds] [--generated N] [--skip-rldata]
+From LARGE_BLOCKED held-out records on (10^6 generated records: about 500 000 held out, 1.25e11
+pairs) only tight settings are run (`grid`): banding with r >= 7 rows, the thesis' learned hash
+at the scaling benchmark's operating point k = 36, learned bands with budgets >= 0.9995 and
+n_cover 1-2, MinHashLSH at thresholds 0.6 and 0.7; and a setting whose candidate pairs could
+exceed MAX_CANDIDATES (bounded before materialising by the sum over key columns of C(bucket size,
+2)) is recorded as skipped with the reason. Smaller datasets run the full grids as before. Every
+row carries the peak resident memory of its method's block (VmHWM, reset per block), and the CSV
+is rewritten after every block, so a run stopped midway keeps what it measured.
 
-Rows of a dataset not run are kept from an earlier run.
+    NUMBA_NUM_THREADS=1 python benchmarks/hashing_learned_bands.py [n_seeds] [--generated N] \
+        [--skip-rldata] [--large-from N_BLOCKED] [--max-candidates N]
+
+``--large-from`` and ``--max-candidates`` lower LARGE_BLOCKED and MAX_CANDIDATES (to test the
+restricted grids on a small run). Rows of a
+dataset not run are kept from an earlier run.
 """
 
 from __future__ import annotations
@@ -21,6 +33,7 @@ from __future__ import annotations
 import itertools
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -50,14 +63,93 @@ BANDING = {  # (rows: band counts) with 100 minhashes; dense near RR 0.999
     10: (2, 5, 10),
 }
 LSH_THRESHOLDS = (0.4, 0.5, 0.52, 0.55, 0.58, 0.6, 0.65, 0.7, 0.8)
+# large runs (>= LARGE_BLOCKED held-out records): only settings of RR >~ 0.9995 fit in memory
+LARGE_BLOCKED = 200_000
+MAX_CANDIDATES = 100_000_000  # bound on a setting's candidate pairs (0.8 GB of int64 codes)
+LARGE_BANDING_MIN_ROWS = 7
+LARGE_LEARNED = (36, (10, 20, 50))  # k, L: hashing_blocker_scale.py's operating point at 1e6
+LARGE_BUDGETS = (0.9995, 0.9998)
+LARGE_N_COVER = (2, 1)
+LARGE_LSH_THRESHOLDS = (0.6, 0.7)
 
 
-def _curve(keys, entity, checkpoints):
-    """Metrics of the union of the first c key columns for every checkpoint c."""
+def grid(
+    n_train: int,
+    n_blocked: int,
+    large_from: int = LARGE_BLOCKED,
+    max_candidates: int = MAX_CANDIDATES,
+) -> dict:
+    """The settings run on a split of n_train training and n_blocked held-out records.
+
+    Below `large_from` held-out records the grids of the RLdata10000 and 10^5 runs; from it on
+    only the tight settings, and every setting under the `max_candidates` cap.
+    """
+    if n_blocked >= large_from:
+        return {
+            "learned": LARGE_LEARNED,
+            "banding": {r: b for r, b in BANDING.items() if r >= LARGE_BANDING_MIN_ROWS},
+            "budgets": LARGE_BUDGETS,
+            "n_cover": LARGE_N_COVER,
+            "lsh": LARGE_LSH_THRESHOLDS,
+            "max_candidates": max_candidates,
+        }
+    lsh = () if n_blocked > 60_000 else (0.5, 0.55, 0.6, 0.7)
+    return {
+        "learned": (20, LEARNED_L),
+        "banding": {r: b for r, b in BANDING.items() if r >= 4 or n_blocked <= 20_000},
+        "budgets": BUDGETS if n_train <= 20_000 else tuple(b for b in BUDGETS if b >= 0.995),
+        "n_cover": N_COVER,
+        "lsh": LSH_THRESHOLDS if n_blocked <= 20_000 else lsh,
+        "max_candidates": None,
+    }
+
+
+def _peak_rss_gb(reset: bool = False) -> float:
+    """Peak resident memory (VmHWM) of this process in GB; `reset` restarts it from now."""
+    status = Path("/proc/self/status")
+    if not status.exists():
+        return float("nan")
+    peak = next(
+        int(line.split()[1]) / 1024**2
+        for line in status.read_text().splitlines()
+        if line.startswith("VmHWM:")
+    )
+    if reset:
+        try:
+            Path("/proc/self/clear_refs").write_text("5")
+        except OSError:
+            pass
+    return peak
+
+
+def _log(msg: str) -> None:
+    now = datetime.now(UTC).strftime("%H:%M:%S")
+    print(f"[{now} UTC, peak {_peak_rss_gb():.2f} GB] {msg}", flush=True)
+
+
+def _pairs_bound(keys: np.ndarray) -> int:
+    """Pairs of records sharing a key: sum over buckets of C(size, 2), without the pairs."""
+    from boostcm.hashing.metrics import _count_bucket_pairs, bucket_order
+
+    return int(_count_bucket_pairs(bucket_order(np.ascontiguousarray(keys, np.int64))[1]))
+
+
+def _curve(keys, entity, checkpoints, max_candidates=None):
+    """Metrics of the union of the first c key columns for every checkpoint c.
+
+    With `max_candidates`, a checkpoint whose bound on candidate pairs (the sum over its columns
+    of `_pairs_bound`) exceeds it, and every later one, gets {"skipped": reason} instead.
+    """
     from boostcm.hashing import BlockingEvaluator
 
-    ev, out, done = BlockingEvaluator(entity), {}, 0
+    ev, out, done, bound = BlockingEvaluator(entity), {}, 0, 0
     for c in sorted(checkpoints):
+        if max_candidates is not None:
+            bound += sum(_pairs_bound(keys[:, t]) for t in range(done, c))
+            if bound > max_candidates:
+                reason = f"bound on candidates {bound:.3g} > cap {max_candidates:.3g}"
+                out.update({d: {"skipped": reason} for d in checkpoints if d >= c})
+                return out
         for t in range(done, c):
             ev.add_table(keys[:, t])
         done = c
@@ -65,7 +157,9 @@ def _curve(keys, entity, checkpoints):
     return out
 
 
-def _datasketch(strings, entity, thresholds, seed):
+def _datasketch(strings, entity, thresholds, seed, lean=False):
+    from array import array
+
     from datasketch import MinHash, MinHashLSH
 
     from boostcm.hashing import evaluate_pairs
@@ -84,12 +178,26 @@ def _datasketch(strings, entity, thresholds, seed):
         lsh = MinHashLSH(threshold=th, num_perm=128)
         for k, m in enumerate(mh):
             lsh.insert(k, m)
-        pairs = {(min(k, q), max(k, q)) for k, m in enumerate(mh) for q in lsh.query(m) if q != k}
-        idx = (
-            pd.MultiIndex.from_tuples(sorted(pairs))
-            if pairs
-            else pd.MultiIndex.from_arrays([[], []])
-        )
+        if lean:  # pairs j > k from both ends are the same pairs: one int64 array each
+            first, second = array("q"), array("q")
+            for k, m in enumerate(mh):
+                for q in lsh.query(m):
+                    if q > k:
+                        first.append(k)
+                        second.append(q)
+            del lsh
+            idx = pd.MultiIndex.from_arrays(
+                [np.frombuffer(first, np.int64), np.frombuffer(second, np.int64)]
+            )
+        else:
+            pairs = {
+                (min(k, q), max(k, q)) for k, m in enumerate(mh) for q in lsh.query(m) if q != k
+            }
+            idx = (
+                pd.MultiIndex.from_tuples(sorted(pairs))
+                if pairs
+                else pd.MultiIndex.from_arrays([[], []])
+            )
         rows.append(
             {
                 "setting": f"threshold={th}",
@@ -97,10 +205,22 @@ def _datasketch(strings, entity, thresholds, seed):
                 **evaluate_pairs(idx, ids),
             }
         )
+        _log(f"MinHashLSH threshold {th}: {rows[-1]['n_candidates']} candidates")
     return rows
 
 
-def run(dataset: str, records, fields, rules, seeds) -> list[dict]:
+def run(
+    dataset: str,
+    records,
+    fields,
+    rules,
+    seeds,
+    save=None,
+    large_from=LARGE_BLOCKED,
+    max_candidates=MAX_CANDIDATES,
+):
+    """Rows of every method and setting on `records`, one block of seeds; `save(rows)` is called
+    after every method's block."""
     from boostcm.hashing import Blocker, record_strings, records_entity_codes, split_by_entity
 
     entity_all = records_entity_codes(records)
@@ -111,33 +231,63 @@ def run(dataset: str, records, fields, rules, seeds) -> list[dict]:
         entity = entity_all[held]
         first = len(rows)
         base = {"dataset": dataset, "seed": seed, "n_train": len(train), "n_blocked": len(held)}
+        g = grid(len(train), len(held), large_from, max_candidates)
+        cap = g["max_candidates"]
+        _log(f"{dataset} seed {seed}: {len(train)} training, {len(held)} held-out records")
+        _peak_rss_gb(reset=True)
 
         def add(method, setting, m, seconds=float("nan"), base=base, **extra):
             rows.append(
                 {**base, "method": method, "setting": setting, "seconds": seconds, **extra, **m}
             )
 
+        def done(method, first_row):
+            """Peak memory of the method's block into its rows, progress, save, reset."""
+            peak = _peak_rss_gb(reset=True)
+            for row in rows[first_row:]:
+                row["peak_rss_gb"] = peak
+            ok = [r for r in rows[first_row:] if "skipped" not in r]
+            best = max(ok, key=lambda r: r["recall"], default=None)
+            _log(
+                f"{method}: {len(rows) - first_row} settings ({len(ok)} run), peak {peak:.2f} GB"
+                + (
+                    f", best recall {best['recall']:.4f} at RR {best['reduction_ratio']:.5f}"
+                    if best
+                    else ""
+                )
+            )
+            if save is not None:
+                save(rows)
+
+        k, learned_l = g["learned"]
+        start = len(rows)
         t0 = time.perf_counter()
-        learned = Blocker(fields=fields, random_state=seed).fit(rec_train, entity_id="entity_id")
+        learned = Blocker(fields=fields, k=k, L=max(learned_l), random_state=seed).fit(
+            rec_train, entity_id="entity_id"
+        )
         keys = learned.keys(rec_held)
         sec = time.perf_counter() - t0
-        for L, m in _curve(keys, entity, LEARNED_L).items():
-            add("learned (thesis)", f"k=20, L={L}", m, sec)
+        for L, m in _curve(keys, entity, learned_l, cap).items():
+            add("learned (thesis)", f"k={k}, L={L}", m, sec)
+        del learned, keys
+        done("learned (thesis)", start)
 
-        for r, band_counts in BANDING.items():
-            if r < 4 and len(held) > 20_000:
-                continue  # RR < 0.95: ~1e9 candidate pairs
+        start = len(rows)
+        for r, band_counts in g["banding"].items():
             t0 = time.perf_counter()
             band = Blocker(
                 fields=fields, method="minhash-banding", bands=100 // r, rows=r, random_state=seed
             ).fit(rec_held)
             keys = band.keys(rec_held)
             sec = time.perf_counter() - t0
-            for b, m in _curve(keys, entity, band_counts).items():
+            for b, m in _curve(keys, entity, band_counts, cap).items():
                 add("minhash banding", f"bands={b}, rows={r}", m, sec)
+            del keys
+        done("minhash banding", start)
 
-        budgets = BUDGETS if len(train) <= 20_000 else [b for b in BUDGETS if b >= 0.995]
-        for n_cover, rr in itertools.product(N_COVER, budgets):
+        start = len(rows)
+        for n_cover, rr in itertools.product(g["n_cover"], g["budgets"]):
+            setting = f"n_cover={n_cover}, min_reduction_ratio={rr}"
             t0 = time.perf_counter()
             lb = Blocker(
                 fields=fields,
@@ -149,10 +299,10 @@ def run(dataset: str, records, fields, rules, seeds) -> list[dict]:
             ).fit(rec_train, entity_id="entity_id")
             keys = lb.keys(rec_held)
             sec = time.perf_counter() - t0
-            m = _curve(keys, entity, [keys.shape[1]])[keys.shape[1]]
+            m = _curve(keys, entity, [keys.shape[1]], cap)[keys.shape[1]]
             add(
                 "learned bands (D121)",
-                f"n_cover={n_cover}, min_reduction_ratio={rr}",
+                setting,
                 m,
                 sec,
                 n_cover=n_cover,
@@ -160,20 +310,37 @@ def run(dataset: str, records, fields, rules, seeds) -> list[dict]:
                 train_recall=lb.training_recall_[-1],
                 train_candidates=lb.training_candidates_[-1],
                 bands=";".join(
-                    f"{'+'.join(lb.group_fields_[g])}[{s}:{s + r}]" for g, s, r in lb.bands_
+                    f"{'+'.join(lb.group_fields_[gr])}[{s}:{s + r}]" for gr, s, r in lb.bands_
                 ),
             )
+            del lb, keys
+            _log(
+                f"learned bands {setting}: {sec:.0f} s, recall {m.get('recall', float('nan')):.4f}"
+            )
+        done("learned bands (D121)", start)
 
+        start = len(rows)
         rule_keys = np.column_stack(
             [pd.factorize(pd.Series(record_strings(rec_held, rule)))[0] for rule in rules]
         ).astype(np.int64)
-        for c, m in _curve(rule_keys, entity, range(1, len(rules) + 1)).items():
+        if cap is not None:  # rules whose blocks alone exceed the cap are left out
+            bounds = [_pairs_bound(rule_keys[:, c]) for c in range(len(rules))]
+            kept = [c for c in range(len(rules)) if bounds[c] <= cap]
+            for c in range(len(rules)):
+                if c not in kept:
+                    reason = f"bound on candidates {bounds[c]:.3g} > cap {cap:.3g}"
+                    add("exact-match rules", "+".join(rules[c]), {"skipped": reason})
+            rules, rule_keys = [rules[c] for c in kept], rule_keys[:, kept]
+        for c, m in _curve(rule_keys, entity, range(1, len(rules) + 1), cap).items():
             add("exact-match rules", " | ".join("+".join(r) for r in rules[:c]), m)
+        done("exact-match rules", start)
 
-        if len(held) <= 60_000:
-            thresholds = LSH_THRESHOLDS if len(held) <= 20_000 else (0.5, 0.55, 0.6, 0.7)
-            for row in _datasketch(record_strings(rec_held, fields), entity, thresholds, seed):
+        if g["lsh"]:
+            start = len(rows)
+            strings = record_strings(rec_held, fields)
+            for row in _datasketch(strings, entity, g["lsh"], seed, lean=cap is not None):
                 add("datasketch MinHashLSH", row.pop("setting"), row, row.pop("seconds"))
+            done("datasketch MinHashLSH", start)
         print(
             pd.DataFrame(rows[first:])
             .groupby("method")[["recall", "reduction_ratio"]]
@@ -195,29 +362,46 @@ def best_at(df: pd.DataFrame, levels=(0.97, 0.995, 0.999)) -> pd.DataFrame:
     return pd.concat(out)
 
 
+def _option(args: list, name: str):
+    """Value of `--name VALUE` in args (removed from them), or None."""
+    if name not in args:
+        return None
+    k = args.index(name)
+    value = args[k + 1]
+    del args[k : k + 2]
+    return value
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
-    n_gen, rldata = 0, "--skip-rldata" not in args
+    rldata = "--skip-rldata" not in args
     args = [a for a in args if a != "--skip-rldata"]
-    if "--generated" in args:
-        k = args.index("--generated")
-        n_gen = int(args[k + 1])
-        del args[k : k + 2]
+    n_gen = int(_option(args, "--generated") or 0)
+    large_from = int(_option(args, "--large-from") or LARGE_BLOCKED)
+    max_candidates = int(float(_option(args, "--max-candidates") or MAX_CANDIDATES))
     n_seeds = int(args[0]) if args else 3
     from boostcm.datasets import load_records
     from boostcm.hashing.synthetic import generate_person_records
 
-    rows = []
-    if rldata:
-        rows += run("RLdata10000", load_records("RLdata10000"), RL_FIELDS, RL_RULES, range(n_seeds))
-    if n_gen:
-        gen = generate_person_records(n_gen, rng=np.random.default_rng(2026))
-        rows += run(f"generated {n_gen}", gen, GEN_FIELDS, GEN_RULES, range(n_seeds))
-    df = pd.DataFrame(rows)
     OUT.mkdir(exist_ok=True)
     path = OUT / "hashing_learned_bands.csv"
-    if path.exists():  # rows of the datasets not run now are kept
-        old = pd.read_csv(path)
-        df = pd.concat([old[~old.dataset.isin(df.dataset.unique())], df], ignore_index=True)
-    df.to_csv(path, index=False)
-    print(best_at(df).round(4).to_string())
+    names = (["RLdata10000"] if rldata else []) + ([f"generated {n_gen}"] if n_gen else [])
+    old = pd.read_csv(path) if path.exists() else pd.DataFrame({"dataset": []})
+    old = old[~old.dataset.isin(names)]  # rows of the datasets not run now are kept
+    done_rows: list[dict] = []
+
+    def save(rows: list[dict]) -> pd.DataFrame:
+        df = pd.concat([old, pd.DataFrame(done_rows + rows)], ignore_index=True)
+        df.to_csv(path, index=False)
+        return df
+
+    kw = {"save": save, "large_from": large_from, "max_candidates": max_candidates}
+    if rldata:
+        done_rows += run(
+            "RLdata10000", load_records("RLdata10000"), RL_FIELDS, RL_RULES, range(n_seeds), **kw
+        )
+    if n_gen:
+        _log(f"generating {n_gen} records")
+        gen = generate_person_records(n_gen, rng=np.random.default_rng(2026))
+        done_rows += run(f"generated {n_gen}", gen, GEN_FIELDS, GEN_RULES, range(n_seeds), **kw)
+    print(best_at(save([])).round(4).to_string())
