@@ -12,9 +12,9 @@ Datasets: RLdata10000 (fields fname_c1 .. bd) and, with ``--generated N``, N gen
 records (fname, lname, by, bm, bd). Writes benchmarks/results/hashing_learned_bands.csv.
 
 From LARGE_BLOCKED held-out records on (10^6 generated records: about 500 000 held out, 1.25e11
-pairs) only tight settings are run (`grid`): banding with r >= 7 rows, the thesis' learned hash
-at the scaling benchmark's operating point k = 36, learned bands with budgets >= 0.9995 and
-n_cover 1-2, MinHashLSH at thresholds 0.6 and 0.7; and a setting whose candidate pairs could
+pairs) only tight settings are run (`grid`): banding with r >= 5 rows, the thesis' learned hash
+at the scaling benchmark's operating point k = 36 (L = 10, 20, 50), learned bands with budgets
+0.9995 (n_cover 1 and 2) and 0.9998 (n_cover 2), MinHashLSH at thresholds 0.6 and 0.7; a setting whose candidate pairs could
 exceed MAX_CANDIDATES (bounded before materialising by the sum over key columns of C(bucket size,
 2)) is recorded as skipped with the reason. Smaller datasets run the full grids as before. Every
 row carries the peak resident memory of its method's block (VmHWM, reset per block), and the CSV
@@ -66,10 +66,9 @@ LSH_THRESHOLDS = (0.4, 0.5, 0.52, 0.55, 0.58, 0.6, 0.65, 0.7, 0.8)
 # large runs (>= LARGE_BLOCKED held-out records): only settings of RR >~ 0.9995 fit in memory
 LARGE_BLOCKED = 200_000
 MAX_CANDIDATES = 100_000_000  # bound on a setting's candidate pairs (0.8 GB of int64 codes)
-LARGE_BANDING_MIN_ROWS = 7
+LARGE_BANDING_MIN_ROWS = 5  # r = 5, 6: only their band counts under the cap
 LARGE_LEARNED = (36, (10, 20, 50))  # k, L: hashing_blocker_scale.py's operating point at 1e6
-LARGE_BUDGETS = (0.9995, 0.9998)
-LARGE_N_COVER = (2, 1)
+LARGE_LEARNED_BANDS = ((2, 0.9995), (2, 0.9998), (1, 0.9995))  # (n_cover, budget)
 LARGE_LSH_THRESHOLDS = (0.6, 0.7)
 
 
@@ -88,8 +87,7 @@ def grid(
         return {
             "learned": LARGE_LEARNED,
             "banding": {r: b for r, b in BANDING.items() if r >= LARGE_BANDING_MIN_ROWS},
-            "budgets": LARGE_BUDGETS,
-            "n_cover": LARGE_N_COVER,
+            "learned_bands": LARGE_LEARNED_BANDS,
             "lsh": LARGE_LSH_THRESHOLDS,
             "max_candidates": max_candidates,
         }
@@ -97,8 +95,12 @@ def grid(
     return {
         "learned": (20, LEARNED_L),
         "banding": {r: b for r, b in BANDING.items() if r >= 4 or n_blocked <= 20_000},
-        "budgets": BUDGETS if n_train <= 20_000 else tuple(b for b in BUDGETS if b >= 0.995),
-        "n_cover": N_COVER,
+        "learned_bands": tuple(
+            itertools.product(
+                N_COVER,
+                BUDGETS if n_train <= 20_000 else tuple(b for b in BUDGETS if b >= 0.995),
+            )
+        ),
         "lsh": LSH_THRESHOLDS if n_blocked <= 20_000 else lsh,
         "max_candidates": None,
     }
@@ -286,7 +288,7 @@ def run(
         done("minhash banding", start)
 
         start = len(rows)
-        for n_cover, rr in itertools.product(g["n_cover"], g["budgets"]):
+        for n_cover, rr in g["learned_bands"]:
             setting = f"n_cover={n_cover}, min_reduction_ratio={rr}"
             t0 = time.perf_counter()
             lb = Blocker(
@@ -314,6 +316,8 @@ def run(
                 ),
             )
             del lb, keys
+            if save is not None:  # a slow block: saved setting by setting
+                save(rows)
             _log(
                 f"learned bands {setting}: {sec:.0f} s, recall {m.get('recall', float('nan')):.4f}"
             )
