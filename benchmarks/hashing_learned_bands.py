@@ -366,6 +366,14 @@ def best_at(df: pd.DataFrame, levels=(0.97, 0.995, 0.999)) -> pd.DataFrame:
     return pd.concat(out)
 
 
+def write_csv(df: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """Write the rows; the pair counts stay integers next to skipped rows (no metrics)."""
+    counts = ["n_records", "n_true_pairs", "n_candidates", "true_positives"]
+    df = df.astype({c: "Int64" for c in counts if c in df})
+    df.to_csv(path, index=False)
+    return df
+
+
 def _option(args: list, name: str):
     """Value of `--name VALUE` in args (removed from them), or None."""
     if name not in args:
@@ -395,9 +403,7 @@ if __name__ == "__main__":
     done_rows: list[dict] = []
 
     def save(rows: list[dict]) -> pd.DataFrame:
-        df = pd.concat([old, pd.DataFrame(done_rows + rows)], ignore_index=True)
-        df.to_csv(path, index=False)
-        return df
+        return write_csv(pd.concat([old, pd.DataFrame(done_rows + rows)], ignore_index=True), path)
 
     kw = {"save": save, "large_from": large_from, "max_candidates": max_candidates}
     if rldata:
