@@ -14,18 +14,18 @@ records (fname, lname, by, bm, bd). Writes benchmarks/results/hashing_learned_ba
 From LARGE_BLOCKED held-out records on (10^6 generated records: about 500 000 held out, 1.25e11
 pairs) only tight settings are run (`grid`): banding with r >= 5 rows, the thesis' learned hash
 at the scaling benchmark's operating point k = 36 (L = 10, 20, 50), learned bands with budgets
-0.9995 (n_cover 1 and 2) and 0.9998 (n_cover 2), MinHashLSH at thresholds 0.6 and 0.7; a setting whose candidate pairs could
-exceed MAX_CANDIDATES (bounded before materialising by the sum over key columns of C(bucket size,
-2)) is recorded as skipped with the reason. Smaller datasets run the full grids as before. Every
-row carries the peak resident memory of its method's block (VmHWM, reset per block), and the CSV
-is rewritten after every block, so a run stopped midway keeps what it measured.
+0.9995 (n_cover 1 and 2) and 0.9998 (n_cover 2), MinHashLSH at thresholds 0.6 and 0.7; a
+setting whose candidate pairs could exceed MAX_CANDIDATES (bounded before materialising by the
+sum over its key columns of C(bucket size, 2)) is recorded as skipped with the reason. Smaller
+datasets run the full grids as before. Every row carries the peak resident memory of its
+method's block (VmHWM, reset per block), and the CSV is rewritten after every block, so a run
+stopped midway keeps what it measured.
 
-    NUMBA_NUM_THREADS=1 python benchmarks/hashing_learned_bands.py [n_seeds] [--generated N] \
+    NUMBA_NUM_THREADS=1 python benchmarks/hashing_learned_bands.py [n_seeds] [--generated N]
         [--skip-rldata] [--large-from N_BLOCKED] [--max-candidates N]
 
 ``--large-from`` and ``--max-candidates`` lower LARGE_BLOCKED and MAX_CANDIDATES (to test the
-restricted grids on a small run). Rows of a
-dataset not run are kept from an earlier run.
+restricted grids on a small run). Rows of a dataset not run are kept from an earlier run.
 """
 
 from __future__ import annotations
