@@ -25,7 +25,9 @@ stopped midway keeps what it measured.
         [--skip-rldata] [--large-from N_BLOCKED] [--max-candidates N]
 
 ``--large-from`` and ``--max-candidates`` lower LARGE_BLOCKED and MAX_CANDIDATES (to test the
-restricted grids on a small run). Rows of a dataset not run are kept from an earlier run.
+restricted grids on a small run). Rows of a dataset not run are kept from an earlier run. The
+figure benchmarks/results/hashing_learned_bands.png (recall against 1 - RR, one panel per dataset)
+is redrawn after every run, or alone from the CSV with ``--plot``.
 """
 
 from __future__ import annotations
@@ -384,8 +386,50 @@ def _option(args: list, name: str):
     return value
 
 
+def plot_curves(df: pd.DataFrame, path: Path) -> None:
+    """Recall against 1 - RR of every setting run (seed means), one panel per dataset.
+
+    Each method's settings are drawn as points and joined along their upper frontier (the best
+    recall at each RR or tighter), so the curves read like the tables: higher and further right
+    is better.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    df = df[df.recall.notna()]
+    datasets = list(dict.fromkeys(df.dataset))
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4.2 * len(datasets), 3.8), squeeze=False)
+    for ax, name in zip(axes[0], datasets, strict=True):
+        sub = df[df.dataset == name]
+        n_seeds = sub.seed.nunique()
+        for method, rows in sub.groupby("method", sort=False):
+            pts = rows.groupby("setting")[["recall", "reduction_ratio"]].mean()
+            x = (1 - pts.reduction_ratio).to_numpy()
+            y = pts.recall.to_numpy()
+            order = np.argsort(x)
+            front = np.maximum.accumulate(y[order])
+            (line,) = ax.step(x[order], front, where="post", label=method, lw=1.3)
+            ax.plot(x, y, "o", ms=3, color=line.get_color(), alpha=0.6)
+        ax.set_xscale("log")
+        ax.set_xlabel("1 − reduction ratio (share of pairs kept)")
+        ax.set_title(f"{name} ({n_seeds} seed{'s' if n_seeds > 1 else ''})", fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("recall (pair completeness)")
+    axes[0][-1].legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if "--plot" in args:  # only redraw the figure from the CSV
+        plot_curves(
+            pd.read_csv(OUT / "hashing_learned_bands.csv"), OUT / "hashing_learned_bands.png"
+        )
+        sys.exit(0)
     rldata = "--skip-rldata" not in args
     args = [a for a in args if a != "--skip-rldata"]
     n_gen = int(_option(args, "--generated") or 0)
@@ -415,3 +459,4 @@ if __name__ == "__main__":
         gen = generate_person_records(n_gen, rng=np.random.default_rng(2026))
         done_rows += run(f"generated {n_gen}", gen, GEN_FIELDS, GEN_RULES, range(n_seeds), **kw)
     print(best_at(save([])).round(4).to_string())
+    plot_curves(pd.read_csv(path), OUT / "hashing_learned_bands.png")
