@@ -278,8 +278,8 @@ def test_a_run_in_progress_says_how_far_each_target_got_and_which_config(synthet
     )
     reasons = table.set_index("id")["reason"]
     assert reasons["QS-T1"] == (
-        "not run yet: part of this run (config/config.yaml), not finished; 1 of its 3 jobs "
-        "done; projected 1.1 CPU-hours, about 36 CPU-minutes left (boostcm cost)"
+        "not run yet: this run has done 1 of its 3 jobs; projected 1.1 CPU-hours, about 36 "
+        "CPU-minutes left (boostcm cost)"
     )
     # the job list is the run's request: a verdict it does not ask for is an earlier run's
     assert table.set_index("id").loc["HASH-T3.4", "status"] == "deviates"
@@ -287,7 +287,8 @@ def test_a_run_in_progress_says_how_far_each_target_got_and_which_config(synthet
     assert reasons["QS-F1"].startswith("data missing:")
     _assert_every_target_has_a_status_and_a_reason(site)
     page = (site / "targets" / "QS-T1.html").read_text()
-    assert "Why not built:</b> not run yet: part of this run" in page
+    assert "Why not built:</b> not run yet: this run has done 1 of its 3 jobs" in page
+    assert "What a run of this config would use" in page and "How it was produced" not in page
     for name in ("index.html", "targets/QS-T1.html", "papers/mackey.html"):
         text = (site / name).read_text()
         assert "<code>config/config.yaml</code>, the papers' settings" in text, name
@@ -324,9 +325,7 @@ def test_report_cli_reads_the_config_file_and_the_saved_job_list(synthetic_run, 
     assert main(argv) == 0
     assert "not run yet" in capsys.readouterr().out
     page = (results / "site" / "targets" / "QS-T1.html").read_text()
-    assert (
-        "part of this run (" in page and "config/config.yaml), not started; 0 of its 2 jobs" in page
-    )
+    assert "not run yet: this run has not started it (0 of its 2 jobs done)" in page
     assert "n_splits: 100" in page  # the settings excerpt of the config file read
     front = (results / "site" / "index.html").read_text()
     assert "0 of its 2 jobs done" in front and "config.yaml</code>, the papers' settings" in front

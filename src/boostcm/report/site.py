@@ -141,7 +141,7 @@ def target_status(
     >>> t = {"id": "QS-T1", "section": "quantile_surrogate"}
     >>> p = {"jobs": 24, "done": 6, "cpu_hours": 0.15, "cpu_hours_left": 0.11}
     >>> print(target_status(t, None, None, {"QS-T1"}, p, "config/config.yaml")[1])
-    not run yet: part of this run (config/config.yaml), not finished; 6 of its 24 jobs done; projected 9 CPU-minutes, about 7 CPU-minutes left (boostcm cost)
+    not run yet: this run has done 6 of its 24 jobs; projected 9 CPU-minutes, about 7 CPU-minutes left (boostcm cost)
     """
     tid = target["id"]
     if verdict is not None and (requested is None or tid in requested):
@@ -156,10 +156,15 @@ def target_status(
         return "not built", f"not selected: this run's config does not request it (see {keys})"
     of = f" ({run})" if run else ""
     if progress is not None:
-        where = "not started" if progress["done"] == 0 else "not finished"
+        # the run's config is named on every page, not in every reason
+        done, jobs = progress["done"], progress["jobs"]
+        where = (
+            f"this run has not started it (0 of its {jobs} jobs done)"
+            if done == 0
+            else f"this run has done {done} of its {jobs} jobs"
+        )
         return "not built", (
-            f"not run yet: part of this run{of}, {where}; {progress['done']} of its "
-            f"{progress['jobs']} jobs done; projected {_cpu(progress['cpu_hours'])}, about "
+            f"not run yet: {where}; projected {_cpu(progress['cpu_hours'])}, about "
             f"{_cpu(progress['cpu_hours_left'])} left (boostcm cost)"
         )
     if requested is not None:
@@ -177,7 +182,8 @@ def target_status(
 def _cpu(hours: float) -> str:
     """CPU time for a reader: ``12 CPU-minutes``, ``3.4 CPU-hours``, ``97 CPU-hours``."""
     if hours < 1:
-        return f"{max(1, round(hours * 60))} CPU-minutes"
+        minutes = max(1, round(hours * 60))
+        return f"{minutes} CPU-minute{'s' if minutes != 1 else ''}"
     return f"{hours:.1f} CPU-hours" if hours < 10 else f"{hours:.0f} CPU-hours"
 
 
@@ -850,7 +856,9 @@ def _target_page(ctx: dict, t: dict, row: dict) -> str:
     if facts:
         prov.append(f"<h3>Run</h3><dl class='facts'>{''.join(facts)}</dl>")
     if prov:
-        parts.append("<h2>How it was produced</h2>" + "".join(prov))
+        # a target not built has no result: its settings and data are what a run would use
+        title = "How it was produced" if shown else "What a run of this config would use"
+        parts.append(f"<h2>{title}</h2>" + "".join(prov))
     return "\n".join(parts)
 
 
