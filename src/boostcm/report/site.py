@@ -26,7 +26,10 @@ script, no server):
 
 A target without a verdict is ``not built`` with a reason: its ``not_built_reason`` in
 ``config/targets.yaml`` (``not implemented: ...``, ``data missing: ...``), or, for a target the
-workflow can build, why this run did not (its section disabled, or not selected by the config).
+workflow can build, why this run did not (its section disabled, or not selected by the config),
+or that the run has not got to it yet: given the run's job list (``boostcm report --jobs``), how
+many of its jobs are done and the CPU time projected for the rest. Every page names the config
+file(s) that produced it.
 """
 
 from __future__ import annotations
