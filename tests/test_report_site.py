@@ -16,6 +16,7 @@ Without Chromium or Playwright the browser tests are skipped, saying so; with
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -28,6 +29,7 @@ import pytest
 from conftest import REPO
 from site_browser import check_site, chromium_path
 
+from boostcm.experiments import cost
 from boostcm.experiments.config import load_schema, validate_config
 from boostcm.report import build_report, load_targets, paper_table
 from boostcm.report.claims import dataset_properties_verdict, hashing_verdict
@@ -143,7 +145,8 @@ def synthetic_run(tmp_path):
     legacy = {
         "id": "EB-T5",
         "status": "agrees",
-        "summary": "a verdict written before details['cells'] existed",
+        "summary": "a verdict written before details['cells'] existed; "
+        + "; ".join(f"dataset {i}: 7 of 8 cells agree" for i in range(12)),
         "rule": "counts equal",
         "files": [str(results / "tables" / "EB-T5.csv")],
         "details": {"claims": [{"setting": "not the claims convention"}]},
@@ -158,15 +161,21 @@ def synthetic_run(tmp_path):
     return results, config
 
 
-def _build(results: Path, config: dict, requested=("HASH-T3.4", "EB-T1", "EB-T5", "LN-NONE")):
+def _build(
+    results: Path,
+    config: dict,
+    requested=("HASH-T3.4", "EB-T1", "EB-T5", "LN-NONE"),
+    **options,
+):
     table = build_report(
         REPO / "config" / "targets.yaml",
         results / "verdicts",
         results / "report" / "index.html",
         results_dir=results,
         config=config,
-        requested=list(requested),
+        requested=None if requested is None else list(requested),
         paper_dir=REPO / "config" / "paper",
+        **options,
     )
     return table, results / "report"
 
@@ -217,6 +226,121 @@ def test_site_pages_without_a_browser(synthetic_run):
     assert "The published table, as transcribed" in legacy
     notebook = (site / "notebooks" / "HASH-T3.4.html").read_text()
     assert not re.search(r"<script[^>]+src=[\"']?https?:", notebook)  # nothing from the network
+
+
+def test_a_long_summary_is_cut_at_a_word_with_a_link_to_all_of_it(synthetic_run):
+    results, config = synthetic_run
+    _, site = _build(results, config)
+    full = json.loads((results / "verdicts" / "EB-T5.json").read_text())["summary"]
+    paper = (site / "papers" / "exactboost.html").read_text()
+    row = re.search(r"<a href='../targets/EB-T5.html'>EB-T5</a>.*?</tr>", paper, re.S).group(0)
+    line = re.search(r"<td class='line'>(.*?)</td>", row, re.S).group(1)
+    shown = html.unescape(line.split(" …")[0])
+    assert len(shown) < len(full) and full.startswith(shown)
+    assert full[len(shown)] in " ;.,", "cut inside a word"
+    assert "href='../targets/EB-T5.html#summary'>read all</a>" in line
+    page = (site / "targets" / "EB-T5.html").read_text()
+    assert f"<p class='summary' id='summary'>{html.escape(full)}</p>" in page
+    # a short summary is shown whole, without the link
+    short = re.search(r"EB-T1</a>.*?</tr>", paper, re.S).group(0)
+    assert "read all" not in short
+
+
+def _job(jobid, rule, outputs, deps=(), **fields):
+    return cost.Job(jobid=jobid, rule=rule, outputs=tuple(outputs), deps=tuple(deps), **fields)
+
+
+def test_a_run_in_progress_says_how_far_each_target_got_and_which_config(synthetic_run):
+    """Built from a run not finished (a job list, its projected costs, the outputs there so far):
+    a target asked for without a verdict says how many of its jobs are done and the CPU time
+    left; the pages name the config file as the papers' settings."""
+    results, config = synthetic_run
+    (results / "tables" / "QS-T1-chunk0.parquet").write_text("done")
+    jobs = [
+        _job(0, "qs_splits_chunk", ["results/tables/QS-T1-chunk0.parquet"]),  # exists
+        _job(1, "qs_splits_chunk", ["results/tables/QS-T1-chunk1.parquet"]),
+        _job(2, "qs_table_notebook", ["results/verdicts/QS-T1.json"], deps=(0, 1)),
+        _job(3, "hashing_notebook", ["results/verdicts/HASH-T3.4.json"]),  # exists
+    ]
+    costs = pd.DataFrame(
+        {"jobid": [0, 1, 2, 3], "cpu_s": [1800.0, 1800.0, 360.0, 60.0], "rule": "r"}
+    )
+    progress = cost.target_progress(jobs, costs, results)
+    row = progress.set_index("target").loc["QS-T1"]
+    assert (row["jobs"], row["done"]) == (3, 1)
+    assert row["cpu_hours"] == pytest.approx(1.1) and row["cpu_hours_left"] == pytest.approx(0.6)
+    assert progress.attrs["total"] == pytest.approx(
+        {"jobs": 4, "done": 2, "cpu_hours": 4020 / 3600, "cpu_hours_left": 2160 / 3600}
+    )
+
+    table, site = _build(
+        results, config, requested=None, progress=progress, config_files=["config/config.yaml"]
+    )
+    reasons = table.set_index("id")["reason"]
+    assert reasons["QS-T1"] == (
+        "not run yet: this run has done 1 of its 3 jobs; projected 1.1 CPU-hours, about 36 "
+        "CPU-minutes left (boostcm cost)"
+    )
+    # the job list is the run's request: a verdict it does not ask for is an earlier run's
+    assert table.set_index("id").loc["HASH-T3.4", "status"] == "deviates"
+    assert reasons["EB-T1"].startswith("not selected:")
+    assert reasons["QS-F1"].startswith("data missing:")
+    _assert_every_target_has_a_status_and_a_reason(site)
+    page = (site / "targets" / "QS-T1.html").read_text()
+    assert "Why not built:</b> not run yet: this run has done 1 of its 3 jobs" in page
+    assert "What a run of this config would use" in page and "How it was produced" not in page
+    for name in ("index.html", "targets/QS-T1.html", "papers/mackey.html"):
+        text = (site / name).read_text()
+        assert "<code>config/config.yaml</code>, the papers' settings" in text, name
+        assert "2 of its 4 jobs done" in text, name
+
+
+def test_report_cli_reads_the_config_file_and_the_saved_job_list(synthetic_run, capsys):
+    """``boostcm report --configfile ... --jobs ...``: the site of a run still going, from a copy
+    of its results and the job list ``boostcm cost --save-jobs`` wrote."""
+    from boostcm.experiments.cli import main
+
+    results, _ = synthetic_run
+    jobs = [
+        _job(
+            0,
+            "qs_splits_chunk",
+            ["results/quantile_surrogate/QS-T1/chunk0.parquet"],
+            wildcards={"target": "QS-T1", "chunk": "0"},
+            params={"n_splits": 10},
+        ),
+        _job(1, "qs_table_notebook", ["results/verdicts/QS-T1.json"], deps=(0,)),
+    ]
+    cost.save_jobs(results / "jobs.json", jobs)
+    argv = ["report", "--targets", str(REPO / "config/targets.yaml")]
+    argv += ["--verdicts", str(results / "verdicts"), "--paper-dir", str(REPO / "config/paper")]
+    argv += ["--configfile", str(REPO / "config/config.yaml"), "--jobs", str(results / "jobs.json")]
+    argv += ["--schema", str(REPO / "workflow/schemas/config.schema.yaml")]
+    argv += [
+        "--costs",
+        str(REPO / "config/job_costs.yaml"),
+        "--out",
+        str(results / "site/index.html"),
+    ]
+    assert main(argv) == 0
+    assert "not run yet" in capsys.readouterr().out
+    page = (results / "site" / "targets" / "QS-T1.html").read_text()
+    assert "not run yet: this run has not started it (0 of its 2 jobs done)" in page
+    assert "n_splits: 100" in page  # the settings excerpt of the config file read
+    front = (results / "site" / "index.html").read_text()
+    assert "0 of its 2 jobs done" in front and "config.yaml</code>, the papers' settings" in front
+
+
+def test_a_target_asked_for_without_a_verdict_is_never_just_not_built(synthetic_run):
+    """Without a job list, a target the run asks for but has no verdict says so and how to
+    price it; with no request at all, it says the workflow builds it."""
+    results, config = synthetic_run
+    t = next(t for t in load_targets(REPO / "config/targets.yaml") if t["id"] == "QS-T1")
+    status, reason = target_status(t, None, config, {"QS-T1"}, None, "config/config.yaml")
+    assert status == "not built"
+    assert reason.startswith("not run yet: this run (config/config.yaml) asks for it")
+    assert "boostcm cost results/verdicts/QS-T1.json" in reason
+    assert target_status(t, None, config, None)[1].startswith("not run yet: no verdict")
 
 
 def test_requested_hides_a_verdict_of_an_earlier_run(synthetic_run):

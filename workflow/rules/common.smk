@@ -41,6 +41,7 @@ REPORT_EB = "ExactBoost (EBP; thesis ch. 2)"
 REPORT_HASH = "Thesis ch. 3: learning to hash"
 REPORT_CP = "Thesis ch. 4: conformal prediction under dependence"
 REPORT_GUPTA = "Gupta et al.: calibration under covariate shift"
+REPORT_QS = "Mackey et al.: precision at a rate or a recall via quantiles"
 PAPER_DIR = "config/paper"
 TARGETS_YAML = "config/targets.yaml"
 CONDA_ENV = (

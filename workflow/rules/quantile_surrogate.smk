@@ -77,7 +77,13 @@ rule qs_table:
         ],
         paper=f"{PAPER_DIR}/{{target}}.csv",
     output:
-        table="results/tables/{target}.csv",
+        table=report(
+            "results/tables/{target}.csv",
+            caption="../report/qs_table.rst",
+            category=REPORT_QS,
+            subcategory="{target}",
+            labels={"target": "{target}", "kind": "table"},
+        ),
         runs=f"{QS_DIR}/{{target}}/runs.parquet",
     log:
         "results/logs/tables/{target}.log",
@@ -102,7 +108,13 @@ rule qs_table_notebook:
         runs=f"{QS_DIR}/{{target}}/runs.parquet",
     output:
         executed="results/notebooks/{target}.ipynb",
-        figure="results/figures/{target}.png",
+        figure=report(
+            "results/figures/{target}.png",
+            caption="../report/qs_table_figure.rst",
+            category=REPORT_QS,
+            subcategory="{target}",
+            labels={"target": "{target}", "kind": "figure"},
+        ),
         verdict="results/verdicts/{target}.json",
     log:
         "results/logs/notebooks/{target}.log",
@@ -128,7 +140,13 @@ rule qs_table_notebook:
 
 rule qs_recall_example:
     output:
-        summary="results/tables/QS-F2.csv",
+        summary=report(
+            "results/tables/QS-F2.csv",
+            caption="../report/qs_f2.rst",
+            category=REPORT_QS,
+            subcategory="QS-F2",
+            labels={"target": "QS-F2", "kind": "table"},
+        ),
         starts=f"{QS_DIR}/QS-F2/starts.parquet",
         train=f"{QS_DIR}/QS-F2/train.parquet",
     log:
@@ -155,7 +173,13 @@ rule qs_recall_notebook:
         train=f"{QS_DIR}/QS-F2/train.parquet",
     output:
         executed="results/notebooks/QS-F2.ipynb",
-        figure="results/figures/QS-F2.png",
+        figure=report(
+            "results/figures/QS-F2.png",
+            caption="../report/qs_f2.rst",
+            category=REPORT_QS,
+            subcategory="QS-F2",
+            labels={"target": "QS-F2", "kind": "figure"},
+        ),
         verdict="results/verdicts/QS-F2.json",
     log:
         "results/logs/notebooks/QS-F2.log",
@@ -208,7 +232,13 @@ rule qs_f1_table:
     input:
         [f"{QS_DIR}/QS-F1/chunk{c}.parquet" for c in range(len(QS_F1_CHUNKS))],
     output:
-        table="results/tables/QS-F1.csv",
+        table=report(
+            "results/tables/QS-F1.csv",
+            caption="../report/qs_f1.rst",
+            category=REPORT_QS,
+            subcategory="QS-F1",
+            labels={"target": "QS-F1", "kind": "table"},
+        ),
         runs=f"{QS_DIR}/QS-F1/runs.parquet",
     log:
         "results/logs/tables/QS-F1.log",
@@ -228,7 +258,13 @@ rule qs_f1_notebook:
         runs=f"{QS_DIR}/QS-F1/runs.parquet",
     output:
         executed="results/notebooks/QS-F1.ipynb",
-        figure="results/figures/QS-F1.png",
+        figure=report(
+            "results/figures/QS-F1.png",
+            caption="../report/qs_f1.rst",
+            category=REPORT_QS,
+            subcategory="QS-F1",
+            labels={"target": "QS-F1", "kind": "figure"},
+        ),
         verdict="results/verdicts/QS-F1.json",
     log:
         "results/logs/notebooks/QS-F1.log",

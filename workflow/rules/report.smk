@@ -1,8 +1,14 @@
 # The results site (boostcm.report.site): results/report/index.html, one page per document and per
 # target (figures, ours beside the published numbers, the rule, the claims, settings, data, code
 # version, run time) and the executed notebooks as HTML. It gets the validated config as JSON, so
-# a change of settings rebuilds it, and the verdicts this run builds (older ones are not shown).
+# a change of settings rebuilds it, the names of the config files (said on every page), and the
+# verdicts this run builds (older ones are not shown).
 import json
+
+# the config file(s) this run was given, named on every page of the site
+REPORT_CONFIG_NAMES = " ".join(
+    shlex.quote(os.path.relpath(f)) for f in workflow.configfiles
+)
 
 
 rule report:
@@ -20,7 +26,9 @@ rule report:
     params:
         paper_dir=PAPER_DIR,
         config=json.dumps(config, sort_keys=True),
+        names=REPORT_CONFIG_NAMES,
     shell:
         "boostcm report --targets {input.targets} --verdicts results/verdicts --results results"
         " --paper-dir {params.paper_dir} --config-json {params.config:q}"
+        " --config-names {params.names}"
         " --requested {input.verdicts} --out {output} > {log} 2>&1"

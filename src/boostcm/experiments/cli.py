@@ -88,19 +88,55 @@ def _cost(args) -> None:
 # --- report and config ---------------------------------------------------------------------------
 
 
+def _load_config(files, schema) -> dict:
+    """The config Snakemake would run with for ``--configfile files``: merged (later files
+    override earlier ones, key by key), validated, every default filled in."""
+    import yaml
+
+    from .config import load_schema, validate_config
+
+    def merge(base: dict, extra: dict) -> dict:
+        for key, value in extra.items():
+            if isinstance(value, dict) and isinstance(base.get(key), dict):
+                merge(base[key], value)
+            else:
+                base[key] = value
+        return base
+
+    config: dict = {}
+    for f in files:
+        merge(config, yaml.safe_load(Path(f).read_text()) or {})
+    return validate_config(config, load_schema(schema))
+
+
 def _report(args) -> None:
     from ..report import build_report
 
     config = json.loads(args.config_json) if args.config_json else None
+    names = args.config_names
+    if args.configfile:
+        config = _load_config(args.configfile, args.schema)
+        names = names or args.configfile
     requested = None if args.requested is None else [Path(v).stem for v in args.requested]
+    results = args.results or str(Path(args.verdicts).parent)
+    progress = None
+    if args.jobs:
+        from . import cost
+
+        jobs = cost.load_jobs(args.jobs)
+        progress = cost.target_progress(
+            jobs, cost.project(jobs, cost.load_cost_table(args.costs)), results
+        )
     table = build_report(
         args.targets,
         args.verdicts,
         args.out,
-        results_dir=args.results,
+        results_dir=results,
         config=config,
         requested=requested,
         paper_dir=args.paper_dir,
+        config_files=names,
+        progress=progress,
     )
     print(table["status"].value_counts().to_string())
     reasons = table.loc[table["status"] == "not built", "reason"].str.split(":").str[0]
@@ -746,6 +782,23 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--results", default=None, help="root of the outputs (default: verdicts/..)")
     r.add_argument("--paper-dir", default=None, help="published tables (default: config/paper)")
     r.add_argument("--config-json", default=None, help="the run's validated config, as JSON")
+    r.add_argument(
+        "--config-names", nargs="*", default=None, help="the config file(s) the run was given"
+    )
+    r.add_argument(
+        "--configfile",
+        nargs="*",
+        default=None,
+        help="config file(s) to read and validate instead of --config-json (later ones override)",
+    )
+    r.add_argument("--schema", default="workflow/schemas/config.schema.yaml")
+    r.add_argument(
+        "--jobs",
+        default=None,
+        help="the run's job list (boostcm cost --save-jobs): targets not reached yet say how far "
+        "they got and the CPU-hours left",
+    )
+    r.add_argument("--costs", default="config/job_costs.yaml", help="calibrated costs (--jobs)")
     r.add_argument(
         "--requested",
         nargs="*",

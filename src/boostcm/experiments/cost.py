@@ -539,6 +539,66 @@ def by_target(jobs: Sequence[Job], costs: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def target_progress(
+    jobs: Sequence[Job], costs: pd.DataFrame, results_dir: str | Path
+) -> pd.DataFrame:
+    """Per target, how much of its projected cost a run has done: its jobs whose outputs exist.
+
+    A job counts as done when every one of its outputs exists, read under `results_dir` (an output
+    ``results/x`` is looked up as ``<results_dir>/x``, so a copy of a run's results works). As in
+    :func:`by_target`, a target's jobs are its verdict job and every job it needs.
+
+    Parameters
+    ----------
+    jobs : sequence of Job
+        The run's job list (:func:`workflow_jobs`, or :func:`load_jobs` of a saved one).
+    costs : pandas.DataFrame
+        Their projected costs (:func:`project`).
+    results_dir : path-like
+        The run's ``results`` folder.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``target``, ``jobs``, ``done``, ``cpu_hours`` (projected, all its jobs) and
+        ``cpu_hours_left`` (its jobs not done), one row per target of the job list. ``attrs``
+        holds the same four numbers for the whole run under ``"total"``.
+    """
+    results_dir = Path(results_dir)
+
+    def exists(out: str) -> bool:
+        rel = out[len("results/") :] if out.startswith("results/") else out
+        return (results_dir / rel).exists()
+
+    done = {job.jobid for job in jobs if job.outputs and all(exists(o) for o in job.outputs)}
+    cpu = dict(zip(costs["jobid"], costs["cpu_s"] / 3600.0))
+    ancestors = _ancestors(jobs)
+    rows = []
+    for job in jobs:
+        target = target_of(job)
+        if target is None:
+            continue
+        part = ancestors[job.jobid]
+        left = [j for j in part if j not in done]
+        rows.append(
+            (
+                target,
+                len(part),
+                len(part) - len(left),
+                sum(cpu[j] for j in part),
+                sum(cpu[j] for j in left),
+            )
+        )
+    table = pd.DataFrame(rows, columns=["target", "jobs", "done", "cpu_hours", "cpu_hours_left"])
+    table.attrs["total"] = {
+        "jobs": len(jobs),
+        "done": len(done),
+        "cpu_hours": sum(cpu.values()),
+        "cpu_hours_left": sum(v for j, v in cpu.items() if j not in done),
+    }
+    return table
+
+
 def critical_path_seconds(jobs: Sequence[Job], costs: pd.DataFrame) -> float:
     """Length of the longest chain of dependent jobs, a job lasting CPU seconds / threads."""
     duration = dict(zip(costs["jobid"], costs["cpu_s"] / costs["threads"].clip(lower=1)))

@@ -26,7 +26,10 @@ script, no server):
 
 A target without a verdict is ``not built`` with a reason: its ``not_built_reason`` in
 ``config/targets.yaml`` (``not implemented: ...``, ``data missing: ...``), or, for a target the
-workflow can build, why this run did not (its section disabled, or not selected by the config).
+workflow can build, why this run did not (its section disabled, or not selected by the config),
+or that the run has not got to it yet: given the run's job list (``boostcm report --jobs``), how
+many of its jobs are done and the CPU time projected for the rest. Every page names the config
+file(s) that produced it.
 """
 
 from __future__ import annotations
@@ -58,7 +61,9 @@ STATUS_WORDS = {
     "not built": "not built",
 }
 REASON_CATEGORIES = ("not implemented", "data missing", "disabled", "not selected", "not run yet")
-LONG_TABLE_ROWS = 15  # longer tables show this many rows and fold the rest
+LONG_TABLE_ROWS = 15  # longer tables show this many rows and fold the rest...
+FOLD_AT_LEAST = 6  # ...when that folds at least this many (17 datasets show whole)
+WIDE_TABLE_WIDTH = 7  # a cell table with more columns than this uses the window's width
 WIDE_TABLE_COLUMNS = 8  # a cell table with more columns than this (and fewer rows) is transposed
 _E = html.escape
 
@@ -101,7 +106,14 @@ def code_version() -> str:
         return "boostcm (version unknown)"
 
 
-def target_status(target: dict, verdict: dict | None, config: dict | None, requested) -> tuple:
+def target_status(
+    target: dict,
+    verdict: dict | None,
+    config: dict | None,
+    requested,
+    progress: dict | None = None,
+    run: str | None = None,
+) -> tuple:
     """Status of one target and, when it was not built, why.
 
     Parameters
@@ -114,11 +126,25 @@ def target_status(target: dict, verdict: dict | None, config: dict | None, reque
         The validated config of the run (None when the report was not given it).
     requested : set of str or None
         IDs whose verdicts this run built (None: every verdict found counts).
+    progress : dict, optional
+        The target's row of :func:`boostcm.experiments.cost.target_progress` (``jobs``, ``done``,
+        ``cpu_hours``, ``cpu_hours_left``): a target the run asks for but has not finished says
+        how far it got and what is left, as projected by ``boostcm cost``.
+    run : str, optional
+        The config file(s) of the run, named in the reason of a target not run yet.
 
     Returns
     -------
     tuple of (str, str or None)
         The status, and for ``not built`` the reason as ``"<category>: <detail>"``.
+
+    Examples
+    --------
+    >>> from boostcm.report.site import target_status
+    >>> t = {"id": "QS-T1", "section": "quantile_surrogate"}
+    >>> p = {"jobs": 24, "done": 6, "cpu_hours": 0.15, "cpu_hours_left": 0.11}
+    >>> print(target_status(t, None, None, {"QS-T1"}, p, "config/config.yaml")[1])
+    not run yet: this run has done 6 of its 24 jobs; projected 9 CPU-minutes, about 7 CPU-minutes left (boostcm cost)
     """
     tid = target["id"]
     if verdict is not None and (requested is None or tid in requested):
@@ -131,7 +157,37 @@ def target_status(target: dict, verdict: dict | None, config: dict | None, reque
     if requested is not None and tid not in requested:
         keys = ", ".join(target.get("settings") or [section or "its section"])
         return "not built", f"not selected: this run's config does not request it (see {keys})"
-    return "not built", "not run yet: no verdict in results/verdicts (run the workflow)"
+    of = f" ({run})" if run else ""
+    if progress is not None:
+        # the run's config is named on every page, not in every reason
+        done, jobs = progress["done"], progress["jobs"]
+        where = (
+            f"this run has not started it (0 of its {jobs} jobs done)"
+            if done == 0
+            else f"this run has done {done} of its {jobs} jobs"
+        )
+        return "not built", (
+            f"not run yet: {where}; projected {_cpu(progress['cpu_hours'])}, about "
+            f"{_cpu(progress['cpu_hours_left'])} left (boostcm cost)"
+        )
+    if requested is not None:
+        return "not built", (
+            f"not run yet: this run{of} asks for it, but results/verdicts has no verdict yet "
+            "(the run has not finished, or its job failed: see results/logs); "
+            f"boostcm cost results/verdicts/{tid}.json projects its cost"
+        )
+    return "not built", (
+        "not run yet: no verdict in results/verdicts; the workflow builds it "
+        f"(boostcm cost results/verdicts/{tid}.json projects its cost)"
+    )
+
+
+def _cpu(hours: float) -> str:
+    """CPU time for a reader: ``12 CPU-minutes``, ``3.4 CPU-hours``, ``97 CPU-hours``."""
+    if hours < 1:
+        minutes = max(1, round(hours * 60))
+        return f"{minutes} CPU-minute{'s' if minutes != 1 else ''}"
+    return f"{hours:.1f} CPU-hours" if hours < 10 else f"{hours:.0f} CPU-hours"
 
 
 def _reason_category(reason: str | None) -> str:
@@ -362,6 +418,8 @@ def _frame_html(df: pd.DataFrame, max_rows: int = LONG_TABLE_ROWS, caption: str 
 
     head = "<tr>" + "".join(f"<th>{_E(str(c))}</th>" for c in df.columns) + "</tr>"
     cap = f"<caption>{_E(caption)}</caption>" if caption else ""
+    if len(df) < max_rows + FOLD_AT_LEAST:
+        max_rows = len(df)
     out = f"<div class='scroll'><table class='data'>{cap}<thead>{head}</thead><tbody>{rows_html(df.iloc[:max_rows])}</tbody></table></div>"
     if len(df) > max_rows:
         out += (
@@ -397,9 +455,9 @@ def _cells_html(cells: list[dict]) -> str:
         if c is None:
             return "<td class='empty'></td>"
         cls = {True: "agree", False: "disagree", None: "unjudged"}[c.get("agrees")]
-        ours = _fmt(c.get("ours"))
+        ours = _E(_fmt(c.get("ours")))
         if c.get("ours_sd") is not None and c.get("ours") is not None:
-            ours += f" ± {_fmt(c['ours_sd'])}"
+            ours += f" <span class='sd'>± {_E(_fmt(c['ours_sd']))}</span>"
         pub = ""
         if c.get("published") is not None:
             rel = {">=": "≥ ", "<=": "≤ "}.get(c.get("relation", ""), "")
@@ -423,12 +481,15 @@ def _cells_html(cells: list[dict]) -> str:
             if pub
             else "<span class='pub'>no published number</span>"
         )
+        # the mark follows the number (a floated mark overlapped long numbers)
         return (
-            f"<td class='{cls}'><span class='mark'>{mark}</span>"
-            f"<span class='ours'>{_E(ours)}</span>{paper}{note}</td>"
+            f"<td class='{cls}'><span class='ours'>{ours}"
+            f"{f'<span class=mark>{mark}</span>' if mark else ''}</span>{paper}{note}</td>"
         )
 
     head = "<tr><th></th>" + "".join(f"<th>{_E(c)}</th>" for c in cols) + "</tr>"
+    # a wide table takes the window's width, and its row names stay in view when it scrolls
+    scroll = "scroll wide" if len(cols) > WIDE_TABLE_WIDTH else "scroll"
 
     def table(part):
         body = "".join(
@@ -439,7 +500,7 @@ def _cells_html(cells: list[dict]) -> str:
             + "</tr>"
             for r in part
         )
-        return f"<div class='scroll'><table class='cells'><thead>{head}</thead><tbody>{body}</tbody></table></div>"
+        return f"<div class='{scroll}'><table class='cells'><thead>{head}</thead><tbody>{body}</tbody></table></div>"
 
     has_ours = [
         r for r in rows if any((grid.get((r, c)) or {}).get("ours") is not None for c in cols)
@@ -452,11 +513,12 @@ def _cells_html(cells: list[dict]) -> str:
         "<span class='unjudged'>not judged by the rule</span> "
         "Each cell: ours (large) and the paper's number (small).</p>"
     )
-    out = legend + table(main[:LONG_TABLE_ROWS])
-    if len(main) > LONG_TABLE_ROWS:
+    shown = LONG_TABLE_ROWS if len(main) >= LONG_TABLE_ROWS + FOLD_AT_LEAST else len(main)
+    out = legend + table(main[:shown])
+    if len(main) > shown:
         out += (
-            f"<details><summary>Show the other {len(main) - LONG_TABLE_ROWS} rows</summary>"
-            f"{table(main[LONG_TABLE_ROWS:])}</details>"
+            f"<details><summary>Show the other {len(main) - shown} rows</summary>"
+            f"{table(main[shown:])}</details>"
         )
     if folded:
         out += (
@@ -676,7 +738,7 @@ def _target_page(ctx: dict, t: dict, row: dict) -> str:
     if not shown:
         parts.append(f"<p class='reason'><b>Why not built:</b> {_E(row['reason'])}</p>")
     else:
-        parts.append(f"<p class='summary'>{_E(v.get('summary', ''))}</p>")
+        parts.append(f"<p class='summary' id='summary'>{_E(v.get('summary', ''))}</p>")
 
     # outputs of the target, copied into the site
     links, figures, tables = [], [], []
@@ -797,7 +859,9 @@ def _target_page(ctx: dict, t: dict, row: dict) -> str:
     if facts:
         prov.append(f"<h3>Run</h3><dl class='facts'>{''.join(facts)}</dl>")
     if prov:
-        parts.append("<h2>How it was produced</h2>" + "".join(prov))
+        # a target not built has no result: its settings and data are what a run would use
+        title = "How it was produced" if shown else "What a run of this config would use"
+        parts.append(f"<h2>{title}</h2>" + "".join(prov))
     return "\n".join(parts)
 
 
@@ -805,13 +869,22 @@ def _target_table(rows: list[dict], depth: int) -> str:
     up = "../" * depth
     lines = []
     for r in rows:
-        text = _one_line(r["summary"]) if r["status"] != "not built" else f"Why: {r['reason']}"
+        if r["status"] != "not built":
+            text = _one_line(r["summary"])
+            line = _E(text)
+            if text != " ".join(str(r["summary"]).split()):
+                line += (
+                    f" <a class='more' href='{up}targets/{quote(r['id'])}.html#summary'>"
+                    "read all</a>"
+                )
+        else:
+            line = _E(f"Why: {r['reason']}")
         lines.append(
             f"<tr class='{r['status'].replace(' ', '-')}'><td class='id'>"
             f"<a href='{up}targets/{quote(r['id'])}.html'>{_E(r['id'])}</a></td>"
             f"<td>{_badge(r['status'])}</td>"
             f"<td>{_E(r['title'])}<br><small>{_E(r['where'])}</small></td>"
-            f"<td class='line'>{_E(text)}</td></tr>"
+            f"<td class='line'>{line}</td></tr>"
         )
     return (
         "<div class='scroll'><table class='targets'><thead><tr><th>target</th><th>status</th>"
@@ -832,6 +905,8 @@ def build_site(
     paper_dir=None,
     profile_note: str | None = None,
     index_name: str = "index.html",
+    config_files=None,
+    progress: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Write the results site: a front page, one page per document, one per target.
 
@@ -859,6 +934,15 @@ def build_site(
         ``config["report"]["profile_note"]`` when given.
     index_name : str, optional
         File name of the front page.
+    config_files : sequence of str, optional
+        The config file(s) the run was given (``config/config.yaml``), named on every page with
+        the profile note, or as the papers' settings when the run used ``config/config.yaml``
+        alone.
+    progress : pandas.DataFrame, optional
+        :func:`boostcm.experiments.cost.target_progress` of the run's job list, for a site built
+        while the run goes on: the targets of the job list are the ones requested (when
+        `requested` is not given), and each one not built yet says how many of its jobs are done
+        and how many projected CPU-hours are left; the front page gives the run's totals.
 
     Returns
     -------
@@ -877,7 +961,12 @@ def build_site(
     verdict_dir = Path(verdict_dir)
     results_dir = Path(results_dir) if results_dir is not None else verdict_dir.parent
     paper_dir = Path(paper_dir) if paper_dir is not None else Path(targets_yaml).parent / "paper"
+    if requested is None and progress is not None:
+        requested = set(progress["target"])
     requested = None if requested is None else set(requested)
+    by_target = {} if progress is None else progress.set_index("target").to_dict("index")
+    config_files = [str(f) for f in config_files or []]
+    run = ", ".join(config_files) or None
     if profile_note is None and config is not None:
         profile_note = config.get("report", {}).get("profile_note") or None
     verdicts = _read_verdicts(verdict_dir)
@@ -896,7 +985,7 @@ def build_site(
     rows = []
     for t in targets:
         v = verdicts.get(t["id"])
-        status, reason = target_status(t, v, config, requested)
+        status, reason = target_status(t, v, config, requested, by_target.get(t["id"]), run)
         shown = v if status != "not built" else None
         rows.append(
             {
@@ -915,9 +1004,12 @@ def build_site(
             }
         )
     by_id = {r["id"]: r for r in rows}
-    profile = f"<p class='profile'>{_E(profile_note)}</p>" if profile_note else ""
-    stamp = f"Built {built_at} by boostcm's results site from <code>{_E(version)}</code>." + (
-        f" {_E(profile_note)}" if profile_note else ""
+    profile = _profile_html(config_files, profile_note, progress)
+    stamp = (
+        f"Built {built_at} by boostcm's results site from <code>{_E(version)}</code>"
+        + (f" with {_E(run)}" if run else "")
+        + "."
+        + (f" {_E(profile_note)}" if profile_note else "")
     )
 
     # assets
@@ -994,6 +1086,34 @@ def build_site(
     return pd.DataFrame([{k: v for k, v in r.items() if k != "verdict"} for r in rows])
 
 
+def _profile_html(config_files: list[str], note: str | None, progress) -> str:
+    """The banner of every page: which config produced the site, and how far the run got."""
+    parts = []
+    if config_files:
+        names = ", ".join(f"<code>{_E(f)}</code>" for f in config_files)
+        papers = [Path(f).as_posix().endswith("config/config.yaml") for f in config_files]
+        if note:
+            parts.append(f"<b>Config:</b> {names}. {_E(note)}")
+        elif papers == [True]:
+            parts.append(f"<b>Config:</b> {names}, the papers' settings (the default profile).")
+        else:
+            parts.append(f"<b>Config:</b> {names}.")
+    elif note:
+        parts.append(_E(note))
+    if progress is not None and progress.attrs.get("total"):
+        tot = progress.attrs["total"]
+        if tot["done"] < tot["jobs"]:
+            parts.append(
+                f"<b>Run in progress:</b> {tot['done']} of its {tot['jobs']} jobs done; "
+                f"projected {_cpu(tot['cpu_hours'])}, about {_cpu(tot['cpu_hours_left'])} left "
+                "(<code>boostcm cost</code>). Targets it has not finished are <b>not built</b>, "
+                "each saying how far it got."
+            )
+    if not parts:
+        return ""
+    return "<div class='profile'>" + "".join(f"<p>{p}</p>" for p in parts) + "</div>"
+
+
 def _short_name(doc: dict) -> str:
     return {
         "exactboost": "ExactBoost paper",
@@ -1045,7 +1165,9 @@ table.targets td.line { max-width: 34em; }
 table.targets tr.not-built td.line { color: #666; }
 .tiles { display: flex; flex-wrap: wrap; gap: 0.35em; margin: 0.6em 0 1em; }
 .tile { padding: 0.2em 0.55em; border-radius: 0.3em; text-decoration: none; font-size: 0.85em; font-weight: 600; }
-.profile { background: #fff6d9; border: 1px solid #ecd27a; padding: 0.5em 0.8em; border-radius: 0.3em; }
+.profile { background: #fff6d9; border: 1px solid #ecd27a; padding: 0.1em 0.8em; border-radius: 0.3em; }
+.profile p { margin: 0.4em 0; }
+a.more { white-space: nowrap; font-size: 0.9em; }
 .reason { background: var(--notbuilt); padding: 0.6em 0.9em; border-radius: 0.3em; }
 .summary { font-size: 1.02em; background: #f7f8fa; padding: 0.6em 0.9em; border-left: 4px solid #8fa3c0; }
 .what small, .crumbs { color: #555; }
@@ -1054,11 +1176,15 @@ figure { margin: 0.8em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid var(--line); }
 figcaption { font-size: 0.85em; color: #555; }
 table.cells td { min-width: 7.5em; position: relative; }
-table.cells td .mark { float: right; font-weight: 700; }
+table.cells td .mark { margin-left: 0.35em; font-weight: 700; }
+table.cells td .sd { font-size: 0.8em; font-weight: 400; }
+.scroll.wide table.cells { font-size: 0.82em; }
+.scroll.wide table.cells td { min-width: 0; padding: 0.25em 0.4em; }
 table.cells td .ours { display: block; white-space: nowrap; font-size: 1.05em; font-weight: 600; font-variant-numeric: tabular-nums; }
 table.cells td .pub { display: block; font-size: 0.82em; color: #333; }
 table.cells td .note { display: block; font-size: 0.75em; color: #555; max-width: 22em; }
-table.cells th.rowhead { background: #f7f8fa; white-space: nowrap; }
+table.cells th.rowhead { background: #f7f8fa; white-space: nowrap; position: sticky; left: 0; z-index: 1; }
+.scroll.wide { width: min(96vw, 1500px); margin-left: calc(50% - min(48vw, 750px)); }
 table.cells th.rowhead .note { display: block; font-weight: 400; font-size: 0.75em; color: #555;
   white-space: normal; max-width: 18em; }
 td.agree, .legend .agree { background: var(--agree); }
