@@ -143,3 +143,18 @@ def test_report_lists_every_target_with_status(repo, tmp_path):
     for t in load_targets(repo / "config/targets.yaml"):
         assert t["id"] in html
     assert json.loads((tmp_path / "v" / "EB-T1.json").read_text())["summary"] == "6 of 10 match"
+
+
+def test_config_files_merge_like_snakemake(repo, tmp_path):
+    """Later files override earlier ones key by key; sibling keys of a section survive."""
+    from boostcm.experiments.config import load_config_files
+
+    schema = repo / "workflow/schemas/config.schema.yaml"
+    base = load_config_files([repo / "config/config.yaml"], schema)
+    a = tmp_path / "a.yaml"
+    b = tmp_path / "b.yaml"
+    a.write_text("exactboost:\n  batch_methods: true\n  n_folds: 3\n")
+    b.write_text("exactboost:\n  n_folds: 2\n")
+    merged = load_config_files([a, b], schema)["exactboost"]
+    assert merged["batch_methods"] is True and merged["n_folds"] == 2
+    assert merged["datasets"] == base["exactboost"]["datasets"]

@@ -88,34 +88,15 @@ def _cost(args) -> None:
 # --- report and config ---------------------------------------------------------------------------
 
 
-def _load_config(files, schema) -> dict:
-    """The config Snakemake would run with for ``--configfile files``: merged (later files
-    override earlier ones, key by key), validated, every default filled in."""
-    import yaml
-
-    from .config import load_schema, validate_config
-
-    def merge(base: dict, extra: dict) -> dict:
-        for key, value in extra.items():
-            if isinstance(value, dict) and isinstance(base.get(key), dict):
-                merge(base[key], value)
-            else:
-                base[key] = value
-        return base
-
-    config: dict = {}
-    for f in files:
-        merge(config, yaml.safe_load(Path(f).read_text()) or {})
-    return validate_config(config, load_schema(schema))
-
-
 def _report(args) -> None:
     from ..report import build_report
 
     config = json.loads(args.config_json) if args.config_json else None
     names = args.config_names
     if args.configfile:
-        config = _load_config(args.configfile, args.schema)
+        from .config import load_config_files
+
+        config = load_config_files(args.configfile, args.schema)
         names = names or args.configfile
     requested = None if args.requested is None else [Path(v).stem for v in args.requested]
     results = args.results or str(Path(args.verdicts).parent)

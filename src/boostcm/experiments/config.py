@@ -31,6 +31,40 @@ def load_schema(path: str | os.PathLike) -> dict:
     return yaml.safe_load(Path(path).read_text())
 
 
+def load_config_files(files, schema_path: str | os.PathLike) -> dict:
+    """The config Snakemake runs with for ``--configfile files``: merged, validated, completed.
+
+    Later files override earlier ones key by key, nested sections merged recursively (as
+    Snakemake's own ``--configfile a b``), then :func:`validate_config` fills every default.
+
+    Parameters
+    ----------
+    files : sequence of path
+        Config files (YAML) in the order given to Snakemake.
+    schema_path : str or path-like
+        The config schema.
+
+    Returns
+    -------
+    dict
+        The validated config with every default filled in.
+    """
+    import yaml
+
+    def merge(base: dict, extra: dict) -> dict:
+        for key, value in extra.items():
+            if isinstance(value, dict) and isinstance(base.get(key), dict):
+                merge(base[key], value)
+            else:
+                base[key] = value
+        return base
+
+    config: dict = {}
+    for f in files:
+        merge(config, yaml.safe_load(Path(f).read_text()) or {})
+    return validate_config(config, load_schema(schema_path))
+
+
 def validate_config(config: dict, schema: dict) -> dict:
     """Validate `config` in place and fill in every default of `schema`.
 
