@@ -21,7 +21,7 @@ from boostcm.baselines import (
     quantile_estimate,
     quantile_weights,
 )
-from boostcm.baselines.dmks import marginal_step
+from boostcm.baselines.dmks import _float_breakpoint, marginal_step
 from boostcm.baselines.quantile import quantile_loss_and_grad
 from boostcm.baselines.svmperf import most_violated_pak, most_violated_roc
 from boostcm.baselines.toppush import project_balanced_simplex
@@ -122,6 +122,65 @@ def test_dmks_marginal_step_is_exact(seed):
     np.testing.assert_allclose(g_best, brute, atol=1e-12)
     np.testing.assert_allclose(g(b_best), brute, atol=1e-12)
     np.testing.assert_allclose(g_cur, g(0.37), atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "ai, xi, c",
+    [
+        (1.0, 8.5e-309, 3.0),
+        (3.0, 8.5e-309, 1.0),
+        (1.0, -8.5e-309, 3.0),
+        (3.0, -8.5e-309, 1.0),
+        (0.5, 1e-300, 2e8),
+        (2e8, -1e-300, 0.5),
+    ],
+)
+def test_dmks_breakpoint_of_a_tiny_feature_value(ai, xi, c):
+    # (c - ai) / xi overflows: the breakpoint must still describe the float predicate exactly
+    # (it used to loop forever on inf - inf)
+    big = np.finfo(np.float64).max
+    t = _float_breakpoint(ai, xi, c)
+    for b in (-big, -1e300, -1.0, 0.0, 1.0, 1e300, big):
+        holds = ai + b * xi <= c
+        assert holds == (b <= t if xi > 0 else b >= t)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dmks_marginal_step_is_exact_with_subnormal_values(seed):
+    # base-model probabilities can be subnormal (a network's 8.5e-309); the step stays exact
+    rng = np.random.default_rng(seed)
+    n = 30
+    a = np.round(rng.normal(size=n), 1)
+    xk = np.round(rng.normal(size=n), 1)
+    xk[:4] = [8.5e-309, -8.5e-309, 1e-305, 0.0]
+    y = rng.integers(0, 2, size=n).astype(np.int64)
+    y[:2] = [0, 1]
+    c = 0.1
+    rho = np.where(y == 1, -1.0 / y.sum(), 1.0 / (n - y.sum()))
+
+    def g(b):
+        return np.sum(rho[a + b * xk <= c])
+
+    with np.errstate(over="ignore"):
+        t = (c - a[xk != 0]) / xk[xk != 0]
+    t = np.sort(np.unique(t[np.isfinite(t)]))
+    cand = np.concatenate([t, 0.5 * t[1:] + 0.5 * t[:-1], [-1e308, 1e308]])
+    brute = max(g(b) for b in cand)
+    b_best, g_best, _ = marginal_step(a, xk, y, c, 0.37)
+    assert np.isfinite(b_best)
+    np.testing.assert_allclose(g_best, brute, atol=1e-12)
+    np.testing.assert_allclose(g(b_best), brute, atol=1e-12)
+
+
+def test_dmks_fits_a_column_of_subnormal_scores():
+    # the ensembler's design: a base model's scores, some of them subnormal
+    X, y = _data(n=120, p=4, seed=5, noise=2.0)
+    X = np.column_stack([X, np.where(np.arange(120) % 7 == 0, 8.5e-309, 0.3)])
+    m = DMKS().fit(X, y)
+    assert np.all(np.isfinite(m.coef_))
+    np.testing.assert_allclose(np.linalg.norm(m.coef_), 1.0)
+    assert np.all(np.diff(m.ks_history_) >= -1e-12)
+    np.testing.assert_allclose(_ks(m.decision_function(X), y), m.ks_history_[-1], atol=1e-12)
 
 
 # ---------------------------------------------------------------- TopPush

@@ -62,6 +62,11 @@ def _float_breakpoint(ai, xi, c):
     satisfying it when xi > 0, the smallest when xi < 0 (near (c - ai) / xi), found by galloping
     then bisection over floats, so the sweep below agrees exactly with direct evaluation."""
     b0 = (c - ai) / xi
+    if not np.isfinite(b0):
+        # |c - ai| > MAX |xi| (e.g. a subnormal xi): the predicate is the same at every finite b,
+        # true for all or none; +-inf says so (b <= t resp. b >= t), marginal_step counts it as
+        # a constant. Galloping from an infinite b0 would compute inf - inf and never stop.
+        return b0
     d = 1.0 if xi > 0 else -1.0  # direction in which the predicate eventually fails
     # bracket: `good` satisfies the predicate, `bad` does not
     step = max(abs(b0) * 1e-15, 1e-300)
@@ -91,6 +96,17 @@ def _float_breakpoint(ai, xi, c):
 
 
 @numba.njit(cache=True)
+def _finite_beyond(v, direction):
+    """A finite float strictly beyond `v` (direction +1: above, -1: below), or +-inf if `v` is the
+    largest finite float in that direction."""
+    w = v + direction * (abs(v) + 1.0)
+    if np.isfinite(w):
+        return w
+    big = np.finfo(np.float64).max
+    return direction * big if direction * v < big else direction * np.inf
+
+
+@numba.njit(cache=True)
 def marginal_step(a, xk, y, c, current):
     """Exact maximiser over b of g(b) = sum_i rho_i 1[a_i + b xk_i <= c], rho = 1/n0 (neg), -1/n1
     (pos). Returns (best b, g(best b), g(current)). Candidates: every breakpoint and the midpoint
@@ -106,9 +122,11 @@ def marginal_step(a, xk, y, c, current):
         rho[i] = -1.0 / n1 if y[i] == 1 else 1.0 / n0
     const = 0.0  # points with xk == 0 do not depend on b
     m = 0
+    t_all = np.empty(n)
     for i in range(n):
-        if xk[i] == 0.0:
-            if a[i] <= c:
+        t_all[i] = _float_breakpoint(a[i], xk[i], c) if xk[i] != 0.0 else np.inf
+        if xk[i] == 0.0 or not np.isfinite(t_all[i]):
+            if a[i] + current * xk[i] <= c:  # the same at every finite b
                 const += rho[i]
         else:
             m += 1
@@ -118,8 +136,8 @@ def marginal_step(a, xk, y, c, current):
     j = 0
     base = const  # value at b -> -inf: all xk > 0 points are counted
     for i in range(n):
-        if xk[i] != 0.0:
-            t[j] = _float_breakpoint(a[i], xk[i], c)
+        if xk[i] != 0.0 and np.isfinite(t_all[i]):
+            t[j] = t_all[i]
             if xk[i] > 0:
                 w_le[j] = rho[i]
                 w_ge[j] = 0.0
@@ -136,8 +154,8 @@ def marginal_step(a, xk, y, c, current):
     if m == 0:
         return current, g_cur, g_cur
     order = np.argsort(t, kind="mergesort")
-    best_g = base
-    best_b = t[order[0]] - (abs(t[order[0]]) + 1.0)
+    best_b = _finite_beyond(t[order[0]], -1.0)
+    best_g = base if np.isfinite(best_b) else -np.inf  # no finite float left of the first t
     best_open = True
     val = base  # value on the open interval left of the current breakpoint block
     i = 0
@@ -156,8 +174,14 @@ def marginal_step(a, xk, y, c, current):
             best_g = at_point
             best_b = tv
             best_open = False
-        mid = 0.5 * (tv + t[order[jj]]) if jj < m else tv + (abs(tv) + 1.0)
-        nonempty = jj == m or (tv < mid < t[order[jj]])  # adjacent floats: no point in between
+        if jj < m:
+            mid = 0.5 * (tv + t[order[jj]])
+            if not np.isfinite(mid):  # both near the largest float: halve first
+                mid = 0.5 * tv + 0.5 * t[order[jj]]
+            nonempty = tv < mid < t[order[jj]]  # adjacent floats: no point in between
+        else:
+            mid = _finite_beyond(tv, 1.0)
+            nonempty = np.isfinite(mid)
         if nonempty and (after > best_g + 1e-12 or (after > best_g - 1e-12 and not best_open)):
             best_g = max(best_g, after)
             best_b = mid
@@ -170,6 +194,17 @@ def marginal_step(a, xk, y, c, current):
 
 
 __all__ = ["DMKS"]
+
+
+def _unit(beta):
+    """beta / ||beta||_2 without overflow: a coordinate step on a column of subnormal values can
+    return a weight near the largest float, whose square overflows."""
+    with np.errstate(over="ignore"):
+        nrm = np.linalg.norm(beta)
+    if not np.isfinite(nrm):
+        beta = beta / np.max(np.abs(beta))
+        nrm = np.linalg.norm(beta)
+    return beta / nrm
 
 
 class DMKS(ScoringClassifier):
@@ -234,8 +269,7 @@ class DMKS(ScoringClassifier):
         check_real(self.logistic_C, "logistic_C", low=0.0, low_inclusive=False)
         lr = LogisticRegression(C=self.logistic_C, max_iter=100).fit(X, y)
         beta = lr.coef_.ravel().astype(np.float64).copy()
-        nrm = np.linalg.norm(beta)
-        beta = beta / nrm if nrm > 0 else np.full(X.shape[1], 1.0 / np.sqrt(X.shape[1]))
+        beta = _unit(beta) if np.any(beta) else np.full(X.shape[1], 1.0 / np.sqrt(X.shape[1]))
         y = y.astype(np.int64)
         ks, cut = ks_with_cutoff(X @ beta, y)
         self.ks_start_ = float(ks)
@@ -249,11 +283,10 @@ class DMKS(ScoringClassifier):
                 if b_new != beta[k]:
                     s = a + b_new * X[:, k]
                     beta[k] = b_new
-            nrm = np.linalg.norm(beta)
-            if nrm == 0:
+            if not np.any(beta):
                 beta = beta_prev
                 break
-            beta = beta / nrm
+            beta = _unit(beta)
             ks_new, cut_new = ks_with_cutoff(X @ beta, y)
             if ks_new < history[-1] - 1e-12:  # rounding at an exact tie: keep the better beta
                 beta = beta_prev
