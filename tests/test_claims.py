@@ -284,6 +284,8 @@ def test_eb_t4_status_uses_the_default_inputs_and_reports_the_other():
     v = exactboost_table_verdict(table, "EB-T4", "scores")
     assert v.status == "agrees" and v.details["inputs_comparison"]["scores+features"]["agree"] == 0
     assert "other input modes: scores+features 0/2" in v.summary
+    assert v.details["closer_inputs"] == "scores"
+    assert "the published numbers are closer to inputs scores;" in v.summary
     assert exactboost_table_verdict(table, "EB-T4", "scores+features").status == "deviates"
     assert v.details["cells"][0]["row"] == "heart (AUC)"
     with pytest.raises(ValueError, match="no ensembler rows"):
@@ -1263,3 +1265,21 @@ def test_qs_f1_verdict_one_split_is_built_and_missing_method_raises():
     runs = _f1_runs([0.0])
     with pytest.raises(ValueError, match="prec@k avg"):
         quantile_f1_verdict(runs[runs["method"] != "prec@k avg"])
+
+
+def test_eb_t4_names_the_closer_input_mode_only_when_both_counts_agree():
+    scores = _ensembler_table(0.12, {"AdaBoost": 0.2, "kNN": 0.3}, target="EB-T4").assign(
+        loss="AUC"
+    )
+    # scores+features: one cell off by a lot, two exact -> more agreeing cells, larger mean diff
+    split = scores.assign(inputs="scores+features", ours_mean=[0.12, 0.2, 0.9])
+    off = scores.assign(ours_mean=[0.12, 0.26, 0.36])  # scores: all three off by a little
+    v = exactboost_table_verdict(pd.concat([off, split], ignore_index=True), "EB-T4", "scores")
+    cmp = v.details["inputs_comparison"]
+    assert cmp["scores+features"]["agree"] > cmp["scores"]["agree"]
+    assert cmp["scores+features"]["mean_abs_difference"] > cmp["scores"]["mean_abs_difference"]
+    assert v.details["closer_inputs"] is None
+    assert "no input mode is closer to the published numbers on both counts" in v.summary
+    close = scores.assign(inputs="scores+features", ours_mean=[0.12, 0.2, 0.3])
+    v = exactboost_table_verdict(pd.concat([off, close], ignore_index=True), "EB-T4", "scores")
+    assert v.details["closer_inputs"] == "scores+features"

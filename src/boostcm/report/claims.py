@@ -972,7 +972,9 @@ def exactboost_table_verdict(
     target_id : {"EB-T3", "EB-T4", "EB-T6", ..., "EB-T11"}
     default_inputs : {"scores", "scores+features"}, optional
         The ensemblers' input mode that sets the status; other modes in the table (EB-T4) are
-        compared with the published cells too and reported in ``details["inputs_comparison"]``.
+        compared with the published cells too and reported in ``details["inputs_comparison"]``;
+        ``details["closer_inputs"]`` names the mode the published cells resemble (most agreeing
+        cells and smallest mean absolute difference, both strictly), else None.
 
     Returns
     -------
@@ -1021,6 +1023,7 @@ def exactboost_table_verdict(
             if mc
             else None,
         }
+    closer = _closer_inputs(comparison)
     not_run = sorted({c["dataset"] for c in cells if c["ours"] is None})
     status = "agrees" if compared and n_agree >= EB_CELLS_AGREE * len(compared) else "deviates"
     off = [
@@ -1042,6 +1045,13 @@ def exactboost_table_verdict(
             if len(comparison) > 1
             else ""
         )
+        + (
+            f"; the published numbers are closer to inputs {closer}"
+            if closer
+            else "; no input mode is closer to the published numbers on both counts"
+            if len(comparison) > 1
+            else ""
+        )
         + (f"; claims: {claim_text}" if claim_text else "")
         + (f"; not run here: {', '.join(not_run)}" if not_run else "")
     )
@@ -1049,7 +1059,9 @@ def exactboost_table_verdict(
     if ensembler:
         rule += (
             f" The status uses the ensemblers with inputs '{mode}'; other input modes in the table "
-            "are compared with the same rule and reported."
+            "are compared with the same rule and reported; the published numbers are called "
+            "closer to one input mode when its cells agree most often and its mean |ours - "
+            "published| is the smallest, both strictly."
         )
     details = {
         "cells": cells,
@@ -1060,9 +1072,29 @@ def exactboost_table_verdict(
         "claims": claims,
         "inputs": mode,
         "inputs_comparison": comparison,
+        "closer_inputs": closer,
         "not_run": not_run,
     }
     return Verdict(target_id, status, summary, rule, _jsonable(details))
+
+
+def _closer_inputs(comparison: dict) -> str | None:
+    """The ensembler input mode the published cells resemble: the one with strictly the most
+    agreeing cells (as a fraction of those compared) and strictly the smallest mean |ours -
+    published|; None with fewer than two modes or when the two counts disagree or tie."""
+    modes = [
+        m for m, v in comparison.items() if v["compared"] and v["mean_abs_difference"] is not None
+    ]
+    if len(modes) < 2:
+        return None
+
+    def best(key):
+        ranked = sorted(modes, key=key)
+        return ranked[0] if key(ranked[0]) != key(ranked[1]) else None
+
+    by_agree = best(lambda m: -comparison[m]["agree"] / comparison[m]["compared"])
+    by_difference = best(lambda m: comparison[m]["mean_abs_difference"])
+    return by_agree if by_agree is not None and by_agree == by_difference else None
 
 
 def exactboost_figure_verdict(table: pd.DataFrame, target_id: str = "EB-F3") -> Verdict:
