@@ -101,24 +101,34 @@ def test_dmks_starts_from_normalised_logistic_and_never_loses_ks():
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_dmks_marginal_step_is_exact(seed):
+@pytest.mark.parametrize("tiny", [False, True], ids=["plain", "subnormal"])
+def test_dmks_marginal_step_is_exact(seed, tiny):
+    # tiny: base-model probabilities can be subnormal (a network's 8.5e-309), so (c - a) / x
+    # overflows for some points; the step must stay exact and finite
     rng = np.random.default_rng(seed)
     n = 40
     a = np.round(rng.normal(size=n), 1)
     xk = np.round(rng.normal(size=n), 1)
-    xk[:5] = 0.0
+    xk[:5] = [8.5e-309, -8.5e-309, 1e-305, 0.0, 0.0] if tiny else 0.0
+    if tiny:
+        a[:2] = [-2.0, 3.0]  # |c - a| > 1.53 = max float * 8.5e-309: (c - a) / x overflows
     y = rng.integers(0, 2, size=n).astype(np.int64)
     y[:2] = [0, 1]
     c = 0.1
     rho = np.where(y == 1, -1.0 / y.sum(), 1.0 / (n - y.sum()))
 
     def g(b):
-        return np.sum(rho[a + b * xk <= c])
+        with np.errstate(over="ignore"):  # b * xk = +-inf at b = +-max float: decided as floats
+            return np.sum(rho[a + b * xk <= c])
 
-    t = np.sort(np.unique((c - a[xk != 0]) / xk[xk != 0]))
-    cand = np.concatenate([t, 0.5 * (t[1:] + t[:-1]), [t[0] - 1.0, t[-1] + 1.0]])
+    with np.errstate(over="ignore"):
+        t = (c - a[xk != 0]) / xk[xk != 0]
+    t = np.sort(np.unique(t[np.isfinite(t)]))
+    big = np.finfo(np.float64).max  # beyond every breakpoint (none reaches it here)
+    cand = np.concatenate([t, 0.5 * t[1:] + 0.5 * t[:-1], [-big, big]])
     brute = max(g(b) for b in cand)
     b_best, g_best, g_cur = marginal_step(a, xk, y, c, 0.37)
+    assert np.isfinite(b_best)
     np.testing.assert_allclose(g_best, brute, atol=1e-12)
     np.testing.assert_allclose(g(b_best), brute, atol=1e-12)
     np.testing.assert_allclose(g_cur, g(0.37), atol=1e-12)
@@ -143,33 +153,6 @@ def test_dmks_breakpoint_of_a_tiny_feature_value(ai, xi, c):
     for b in (-big, -1e300, -1.0, 0.0, 1.0, 1e300, big):
         holds = ai + b * xi <= c
         assert holds == (b <= t if xi > 0 else b >= t)
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_dmks_marginal_step_is_exact_with_subnormal_values(seed):
-    # base-model probabilities can be subnormal (a network's 8.5e-309); the step stays exact
-    rng = np.random.default_rng(seed)
-    n = 30
-    a = np.round(rng.normal(size=n), 1)
-    xk = np.round(rng.normal(size=n), 1)
-    xk[:4] = [8.5e-309, -8.5e-309, 1e-305, 0.0]
-    y = rng.integers(0, 2, size=n).astype(np.int64)
-    y[:2] = [0, 1]
-    c = 0.1
-    rho = np.where(y == 1, -1.0 / y.sum(), 1.0 / (n - y.sum()))
-
-    def g(b):
-        return np.sum(rho[a + b * xk <= c])
-
-    with np.errstate(over="ignore"):
-        t = (c - a[xk != 0]) / xk[xk != 0]
-    t = np.sort(np.unique(t[np.isfinite(t)]))
-    cand = np.concatenate([t, 0.5 * t[1:] + 0.5 * t[:-1], [-1e308, 1e308]])
-    brute = max(g(b) for b in cand)
-    b_best, g_best, _ = marginal_step(a, xk, y, c, 0.37)
-    assert np.isfinite(b_best)
-    np.testing.assert_allclose(g_best, brute, atol=1e-12)
-    np.testing.assert_allclose(g(b_best), brute, atol=1e-12)
 
 
 def test_dmks_fits_a_column_of_subnormal_scores():
