@@ -190,9 +190,12 @@ def test_a_job_cancelled_by_the_scheduler_is_reported_and_a_rerun_does_only_the_
     assert (work / TARGETS[0]).exists()
 
 
-# A job that outlives its time limit: 1 minute at the first attempt (the table's minimum), 2 at
-# the retry (D118). SLURM checks limits every 30 s, so the first attempt ends between 60 and 90 s,
-# before the job's 100 s, and the retry, allowed 120 s, finishes.
+# A job that cannot finish within its first time limit: 1 minute at the first attempt (the table's
+# minimum), 2 at the retry (D118). Under a 1-minute limit it works 150 s: SLURM checks limits every
+# 30 s, so it is killed between 60 and 90 s. Its length follows its limit: under the retry's
+# 2 minutes it finishes at once, rather than working 60-120 s while the SLURM executor polls at
+# growing intervals (2, 14, 36, 68, 110 s after a submission). Were the limit not doubled, the
+# retry would work 150 s again and time out too.
 SLOW_SNAKEFILE = """
 from boostcm.experiments.cost import rule_resources
 
@@ -209,7 +212,9 @@ rule slow:
     resources:
         **rule_resources("slow", COSTS),
     shell:
-        "echo started > {output}.part && sleep 100 && mv {output}.part {output}"
+        "echo started > {output}.part"
+        " && if [ {resources.runtime} -lt 2 ]; then sleep 150; fi"
+        " && mv {output}.part {output}"
 """
 
 
