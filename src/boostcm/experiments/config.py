@@ -34,8 +34,9 @@ def load_schema(path: str | os.PathLike) -> dict:
 def load_config_files(files, schema_path: str | os.PathLike) -> dict:
     """The config Snakemake runs with for ``--configfile files``: merged, validated, completed.
 
-    Later files override earlier ones key by key, nested sections merged recursively (as
-    Snakemake's own ``--configfile a b``), then :func:`validate_config` fills every default.
+    Later files override earlier ones key by key, nested sections merged recursively by
+    Snakemake's own merge (``snakemake.utils.update_config``, what ``--configfile a b`` does),
+    then :func:`validate_config` fills every default.
 
     Parameters
     ----------
@@ -50,18 +51,11 @@ def load_config_files(files, schema_path: str | os.PathLike) -> dict:
         The validated config with every default filled in.
     """
     import yaml
-
-    def merge(base: dict, extra: dict) -> dict:
-        for key, value in extra.items():
-            if isinstance(value, dict) and isinstance(base.get(key), dict):
-                merge(base[key], value)
-            else:
-                base[key] = value
-        return base
+    from snakemake.utils import update_config
 
     config: dict = {}
     for f in files:
-        merge(config, yaml.safe_load(Path(f).read_text()) or {})
+        update_config(config, yaml.safe_load(Path(f).read_text()) or {})
     return validate_config(config, load_schema(schema_path))
 
 
