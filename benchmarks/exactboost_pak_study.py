@@ -28,7 +28,7 @@ import pandas as pd
 from scipy import stats
 
 from boostcm.datasets import load_dataset
-from boostcm.report import paper_table
+from boostcm.targets import paper_table
 
 OUT = Path("benchmarks/results/exactboost_pak_study.csv")
 

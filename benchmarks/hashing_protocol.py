@@ -17,7 +17,7 @@ the workflow's tables (SHINGLES), seeds 0..n_seeds-1:
 TLSH and KLSH do not train: their rows are run once per evaluation set (held-out half, all
 records) and joined to the readings evaluating that set. Per reading and table, the best
 configuration per method (largest mean recall + mean RR, D34) is judged by the workflow's rule,
-`boostcm.report.claims.hashing_verdict`. Writes benchmarks/results/hashing_protocol.csv.gz (rows per
+`boostcm.claims.hashing_verdict`. Writes benchmarks/results/hashing_protocol.csv.gz (rows per
 seed) and hashing_protocol_verdicts.csv (best configuration per reading, method and table).
 
     NUMBA_NUM_THREADS=1 python benchmarks/hashing_protocol.py [n_seeds]
@@ -96,9 +96,9 @@ def run(n_seeds: int) -> pd.DataFrame:
 def judge(results: pd.DataFrame) -> pd.DataFrame:
     """Best configuration per reading, table and method beside the published cells, judged by
     hashing_verdict (the workflow's rule)."""
+    from boostcm.claims import hashing_verdict
     from boostcm.experiments.hashing import results_table
-    from boostcm.report import paper_table
-    from boostcm.report.claims import hashing_verdict
+    from boostcm.targets import paper_table
 
     out = []
     for target, res in results.groupby("target"):

@@ -23,12 +23,12 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from sklearn.datasets import make_classification  # noqa: E402
 
+from boostcm.claims import quantile_f1_verdict  # noqa: E402
 from boostcm.experiments.quantile_surrogate import (  # noqa: E402
     F1Settings,
     f1_summary,
     run_f1_splits,
 )
-from boostcm.report.claims import quantile_f1_verdict  # noqa: E402
 
 OUT = Path(__file__).parent / "results" / "qs_f1_stand_in.csv"
 TAUS = [0.001, 0.002, 0.003, 0.004, 0.005, 0.006]

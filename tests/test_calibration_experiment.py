@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from boostcm.claims import SHIFT_PUBLISHED, covariate_shift_verdict
 from boostcm.experiments.calibration import (
     METHODS,
     ShiftSettings,
@@ -16,7 +17,6 @@ from boostcm.experiments.calibration import (
     simulate_chunk,
     summary_table,
 )
-from boostcm.report.claims import SHIFT_PUBLISHED, covariate_shift_verdict
 
 TINY = ShiftSettings(
     dimension=3, target_a=2.0, target_b=1.0, omega=20.0, n_train=600, n_trees=10,

@@ -1,4 +1,4 @@
-"""Verdict rules of boostcm.report.claims: for each family a table that must agree, one that must
+"""Verdict rules of boostcm.claims: for each family a table that must agree, one that must
 deviate, the edges (a value exactly on a threshold, NaN or missing rows, empty tables), and the
 report that shows the rule beside the verdict."""
 
@@ -12,8 +12,7 @@ import pandas as pd
 import pytest
 
 from boostcm._stats import wilson_interval
-from boostcm.report import build_report, write_verdict
-from boostcm.report.claims import (
+from boostcm.claims import (
     EB_CELLS_AGREE,
     EB_MARGIN_SE_FACTOR,
     EB_MARGIN_SMALL,
@@ -29,7 +28,9 @@ from boostcm.report.claims import (
     financial_coverage_verdict,
     hashing_verdict,
     margin_curve_check,
+    write_verdict,
 )
+from boostcm.report import build_report
 
 NAN = float("nan")
 
@@ -149,7 +150,7 @@ def _eb_row(dataset, column, ours, published, loss="AUC", role="cell", inputs=""
 
 def _eb_published_table(repo, target, datasets, shift=None):
     """Ours = the published cells (mean and sd) of `datasets`; `shift` moves columns' means."""
-    from boostcm.report import paper_table, split_pm
+    from boostcm.targets import paper_table, split_pm
 
     paper = paper_table(target, repo / "config/paper").set_index("Dataset")
     rows = []
@@ -924,7 +925,7 @@ EVENT_KEYS = {
 
 
 def _paper_t41(repo):
-    from boostcm.report import paper_table
+    from boostcm.targets import paper_table
 
     return paper_table("CP-T4.1", repo / "config/paper")
 
@@ -1082,7 +1083,7 @@ def test_notebooks_leave_the_verdict_to_the_claims_module(repo):
             for c in json.loads(path.read_text())["cells"]
             if c["cell_type"] == "code"
         )
-        assert "from boostcm.report.claims import" in code, path.name
+        assert "from boostcm.claims import" in code, path.name
         assert ".write(" in code, path.name
         for word in ("write_verdict", '"agrees"', '"deviates"', "wilson_interval"):
             assert word not in code, f"{path.name} uses {word}"
@@ -1204,7 +1205,7 @@ def test_a_sound_summary_passes():
 
 def _f1_runs(shifts, n_splits=20, sd=0.01, seed=0):
     """Per-split P@tau of both methods: the quantile loss at baseline + shift (+ noise) per tau."""
-    from boostcm.report.claims import QS_F1_BASELINE, QS_F1_QUANTILE
+    from boostcm.claims import QS_F1_BASELINE, QS_F1_QUANTILE
 
     rng = np.random.default_rng(seed)
     rows = []
@@ -1219,7 +1220,7 @@ def _f1_runs(shifts, n_splits=20, sd=0.01, seed=0):
 
 
 def test_qs_f1_verdict_competitive_within_the_margin_and_not_beyond():
-    from boostcm.report.claims import QS_F1_MARGIN, quantile_f1_verdict
+    from boostcm.claims import QS_F1_MARGIN, quantile_f1_verdict
 
     same = quantile_f1_verdict(_f1_runs([0.0] * 5))
     assert same.status == "agrees" and same.details["claims"][0]["holds"]
@@ -1234,7 +1235,7 @@ def test_qs_f1_verdict_competitive_within_the_margin_and_not_beyond():
 
 
 def test_qs_f1_verdict_needs_the_share_of_rates():
-    from boostcm.report.claims import QS_F1_MIN_SHARE, quantile_f1_verdict
+    from boostcm.claims import QS_F1_MIN_SHARE, quantile_f1_verdict
 
     assert QS_F1_MIN_SHARE == 0.8
     four_of_five = quantile_f1_verdict(_f1_runs([0.0, 0.0, 0.0, 0.0, -0.2]))
@@ -1247,7 +1248,7 @@ def test_qs_f1_verdict_needs_the_share_of_rates():
 def test_qs_f1_verdict_interval_is_the_paired_t_interval():
     from scipy.stats import t as student_t
 
-    from boostcm.report.claims import QS_F1_BASELINE, QS_F1_QUANTILE, quantile_f1_verdict
+    from boostcm.claims import QS_F1_BASELINE, QS_F1_QUANTILE, quantile_f1_verdict
 
     runs = _f1_runs([-0.01], n_splits=7, sd=0.05, seed=3)
     r = quantile_f1_verdict(runs).details["per_tau"][0]
@@ -1259,7 +1260,7 @@ def test_qs_f1_verdict_interval_is_the_paired_t_interval():
 
 
 def test_qs_f1_verdict_one_split_is_built_and_missing_method_raises():
-    from boostcm.report.claims import quantile_f1_verdict
+    from boostcm.claims import quantile_f1_verdict
 
     assert quantile_f1_verdict(_f1_runs([0.0, 0.0], n_splits=1)).status == "built"
     runs = _f1_runs([0.0])

@@ -8,15 +8,10 @@ import jsonschema
 import pytest
 import yaml
 
+from boostcm.claims import STATUSES, write_verdict
 from boostcm.experiments.config import load_schema, schema_markdown, validate_config
-from boostcm.report import (
-    STATUSES,
-    build_report,
-    load_targets,
-    paper_table,
-    split_pm,
-    write_verdict,
-)
+from boostcm.report import build_report
+from boostcm.targets import load_targets, paper_table, split_pm
 
 # rows x columns of every published table (header excluded)
 PAPER_SHAPES = {

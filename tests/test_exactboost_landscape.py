@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 from sklearn.datasets import make_classification
 
-from boostcm.exactboost import ExactBoostClassifier, stump_vector
-from boostcm.exactboost.landscape import excess_variation, turning_angle
-from boostcm.report.claims import (
+from boostcm.claims import (
     EB_F2_ANGLE_TOL,
     EB_F2_LOSS_TOL,
     exactboost_landscape_verdict,
 )
+from boostcm.exactboost import ExactBoostClassifier, stump_vector
+from boostcm.exactboost.landscape import excess_variation, turning_angle
 
 
 def _hand_model():

@@ -13,10 +13,10 @@ from conftest import SMALL_EB
 from sklearn.datasets import make_classification
 
 from boostcm._io import write_parquet
+from boostcm.claims import timing_ratio_verdict, timing_seconds_verdict
 from boostcm.experiments import exactboost as eb
 from boostcm.experiments import exactboost_timing as timing
 from boostcm.experiments.cli import main as cli
-from boostcm.report.claims import timing_ratio_verdict, timing_seconds_verdict
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from boostcm.claims import precision_at_recall_verdict, quantile_table_verdict
 from boostcm.experiments.cli import main
 from boostcm.experiments.quantile_surrogate import (
     MixtureSettings,
@@ -14,7 +15,6 @@ from boostcm.experiments.quantile_surrogate import (
     select_c,
     summary_table,
 )
-from boostcm.report.claims import precision_at_recall_verdict, quantile_table_verdict
 
 SETTINGS = SplitSettings(
     train_fraction=0.5,
@@ -302,8 +302,8 @@ def test_f1_splits_deterministic_chunked_and_each_model_trained_for_its_tau():
 def test_f1_summary_intervals_and_the_verdict_on_the_stand_in():
     from scipy.stats import t as student_t
 
+    from boostcm.claims import quantile_f1_verdict
     from boostcm.experiments.quantile_surrogate import F1Settings, f1_summary, run_f1_splits
-    from boostcm.report.claims import quantile_f1_verdict
 
     X, y = _kdd_stand_in()
     runs = run_f1_splits(X, y, range(3), seed=0, taus=[0.01], settings=F1Settings(**F1_SMALL))

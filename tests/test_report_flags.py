@@ -76,7 +76,7 @@ def test_every_figure_and_csv_table_is_flagged_with_a_caption(rules):
 def test_a_rendered_table_is_flagged_only_when_its_target_has_no_csv(rules):
     from snakemake.io import is_flagged
 
-    from boostcm.report import load_targets
+    from boostcm.targets import load_targets
 
     ids = [t["id"] for t in load_targets(REPO / "config" / "targets.yaml")]
     outputs = list(_outputs(rules))

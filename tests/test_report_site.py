@@ -29,12 +29,13 @@ import pytest
 from conftest import REPO
 from site_browser import check_site, chromium_path
 
+from boostcm.claims import dataset_properties_verdict, hashing_verdict
 from boostcm.experiments import cost
 from boostcm.experiments.config import load_schema, validate_config
-from boostcm.report import build_report, load_targets, paper_table
-from boostcm.report.claims import dataset_properties_verdict, hashing_verdict
+from boostcm.report import build_report
 from boostcm.report.illustrations import render_illustration
 from boostcm.report.site import target_status
+from boostcm.targets import load_targets, paper_table
 
 SCREENSHOTS = REPO / "results" / "report" / "screenshots"
 

@@ -1,5 +1,5 @@
 # EB-T1 and EB-T5: dataset properties beside the published counts.
-from boostcm.report import paper_table
+from boostcm.targets import paper_table
 
 EB_TABLE_IDS = ["EB-T1", "EB-T5"]
 

@@ -514,7 +514,7 @@ def _calibration_collect(args) -> None:
 
 
 def _calibration_table(args) -> None:
-    from ..report import paper_table, split_pm
+    from ..targets import paper_table, split_pm
     from .calibration import summary_table
 
     runs = pd.read_parquet(args.runs)
@@ -625,7 +625,7 @@ def _qs_splits(args) -> None:
 
 def _qs_table(args) -> None:
     from .._io import common_settings
-    from ..report import paper_table
+    from ..targets import paper_table
     from .quantile_surrogate import summary_table
 
     settings = common_settings(args.chunks, exclude=("first", "count"))

@@ -1,6 +1,6 @@
 """Dataset-property tables (EB-T1, EB-T5): our processed counts beside the paper's.
 
-Whether they agree is decided by :func:`boostcm.report.claims.dataset_properties_verdict`.
+Whether they agree is decided by :func:`boostcm.claims.dataset_properties_verdict`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..datasets.catalog import dataset_entry, dataset_files
 from ..datasets.processing import dataset_metadata
-from ..report import paper_table, split_pm
+from ..targets import paper_table, split_pm
 
 
 def dataset_properties_table(target_id: str, processed_files, paper_dir) -> pd.DataFrame:

@@ -765,7 +765,7 @@ def build_table(target: str, jobs: pd.DataFrame, paper_dir, n_folds: int) -> pd.
         Unknown target, a computed cell with another number of folds than `n_folds`, or a job
         of a method or dataset the published table does not have.
     """
-    from ..report import paper_table
+    from ..targets import paper_table
 
     if target not in TARGETS:
         raise ValueError(f"unknown ExactBoost target {target!r}; expected one of {TARGETS}")

@@ -276,7 +276,7 @@ def summary_table(runs: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
         published_sd. The row with method ``AATP (published)`` is none of ours: the published AATP
         column, itself copied by the paper from Boyd et al. (2012).
     """
-    from ..report import split_pm
+    from ..targets import split_pm
 
     chosen = select_c(runs)
     g = chosen.groupby(["tau", "method", "protocol"])

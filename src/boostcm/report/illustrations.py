@@ -7,7 +7,7 @@ Nothing is computed for these targets; they are rendered so that the results sit
     thesis Table 1.1, a toy record-linkage example (two small person databases), transcribed;
 ``HASH-T3.1``, ``HASH-T3.2``
     thesis Tables 3.1 and 3.2, example rows of RLDATA500 / RLDATA10000 and Restaurant, looked up
-    in the processed records (:func:`boostcm.report.claims.example_records_verdict`);
+    in the processed records (:func:`boostcm.claims.example_records_verdict`);
 ``LN-NONE``
     the lecture notes contain no figure and no table.
 
@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from .._io import atomic_path
-from .claims import Verdict, example_records_verdict
+from ..claims import Verdict, example_records_verdict
 
 __all__ = ["ILLUSTRATIONS", "render_illustration"]
 
