@@ -451,9 +451,9 @@ def _render_coverage(check: CoverageCheck) -> Verdict:
 def coverage_verdict(table: pd.DataFrame, target_id: str, alpha: float, n_cal: int) -> Verdict:
     """CP-F1.1 / CP-F4.1: is split CQR's marginal coverage above 89 % up to dependence 0.99?
 
-    Checks thesis section 1.1.3 and section 4.4, Example 2 (Figure 1.1, AR(1) with coefficient
-    lambda) and section 4.4, Example 1 (Figure 4.1, two-state hidden Markov model, dependence
-    1 − p), at alpha = 0.1. The rule is :data:`COVERAGE_RULE` (the verdict's ``rule``), computed
+    Judges thesis Figure 1.1 (sections 1.1.3 and 4.4, Example 2: AR(1) with coefficient lambda)
+    and Figure 4.1 (section 4.4, Example 1: two-state hidden Markov model, dependence 1 − p), at
+    alpha = 0.1. The rule is :data:`COVERAGE_RULE` (the verdict's ``rule``), computed
     by :func:`coverage_check`; a Wilson interval is that of k = round(coverage x n_sims) of
     n_sims. The rule was changed after its results were seen (the verdict's ``rule_history``).
 
@@ -746,9 +746,9 @@ def _render_correction(check: CorrectionCheck) -> Verdict:
 def correction_verdict(curves: pd.DataFrame, target_id: str = "CP-F4.2a") -> Verdict:
     """CP-F4.2a: does the coverage correction converge to the iid limit for moderate dependence?
 
-    Checks thesis section 4.4, Example 1 and the caption of Figure 4.2a: the correction
-    eps_cal + delta_cal + eps_test of Theorem 4.1 / 4.5 for the two-state hidden Markov model is
-    "quickly converging to the iid limit even for moderately dependent data". The rule is
+    Judges the caption of thesis Figure 4.2a (section 4.4, Example 1): the correction
+    eps_cal + delta_cal + eps_test of Theorem 4.1 / 4.5 for the two-state hidden Markov model
+    approaches the iid one as n_cal grows. The rule is
     :data:`CORRECTION_RULE` (the verdict's ``rule``), computed by :func:`correction_check`. Its
     settings: ``authors`` (the chain's beta, delta_cal fixed) against the iid (4.22) correction
     with the same delta_cal; ``proven_chain`` and ``proven_window`` (the chain's or the lagged

@@ -297,11 +297,10 @@ def bound_coverage_verdict(
 ) -> Verdict:
     """CP-F4.2b: does empirical coverage revolve around 1 − alpha and stay above the bound?
 
-    Checks thesis section 4.4 and Figure 4.2b (gradient-boosting CQR on the two-state hidden Markov
+    Judges thesis Figure 4.2b (section 4.4; gradient-boosting CQR on the two-state hidden Markov
     model, n_cal = n_test = 15 000). The rule, three parts all needed for ``agrees``, is
     :data:`BOUND_COVERAGE_RULE` (the verdict's ``rule``), computed by
-    :func:`bound_coverage_check`; part 2 holds because Theorem 4.6 holds with probability
-    >= 1 − delta_cal − delta_test.
+    :func:`bound_coverage_check`.
 
     Parameters
     ----------

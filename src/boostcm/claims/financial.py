@@ -442,7 +442,7 @@ def financial_coverage_verdict(
 ) -> Verdict:
     """CP-F4.3: is the marginal coverage of online split CQR slightly below 90 %, above 0.895?
 
-    Checks thesis section 4.4, Example 3 and Figure 4.3 (online gradient-boosting CQR, 1000
+    Judges thesis Figure 4.3 (section 4.4, Example 3: online gradient-boosting CQR, 1000
     training and 500 calibration points sliding every minute, alpha = 0.1, on eurusd, bcousd and
     spxusd in 2021). The rule (D78) is :data:`FINANCIAL_RULE` (the verdict's ``rule``), computed
     by :func:`financial_coverage_check`; s is ``boostcm._stats.batch_means_se`` over days, and
@@ -841,13 +841,13 @@ def conditional_coverage_verdict(
 ) -> Verdict:
     """CP-T4.1: coverage on trend and volatility events beside thesis Table 4.1.
 
-    Checks thesis section 4.4, Example 3 and Table 4.1 (coverage on uptrend, downtrend, high and
+    Judges thesis Table 4.1 (section 4.4, Example 3: coverage on uptrend, downtrend, high and
     low volatility, calibration sets of 500, 1000 and 5000 points "before conditioning"): the
     published cells, "conditioning on all such events still yields coverage close to the nominal
     iid level, on all three datasets", and "larger calibration sets have an important effect in
     improving coverage". The rule (D78) is :data:`EVENT_RULE` (the verdict's ``rule``), computed
     by :func:`conditional_coverage_check`; the primary reading is ``conditional`` (thresholds
-    calibrated on the event's calibration points, Theorem 4.3, D77), the ``split`` reading is
+    fitted on the event's own calibration points, Theorem 4.3, D77), the ``split`` reading is
     judged the same way and reported.
 
     Parameters
