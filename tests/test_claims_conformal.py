@@ -46,11 +46,9 @@ def test_coverage_check_agrees_and_leaves_extreme_dependence_unchecked():
     check = coverage_check(_coverage(AR1, **{"forest_0.999": 0.6}), "CP-F1.1", 0.1, 500)
     assert check.agrees and check.points_checked == 12
     assert check.family_wise_level == pytest.approx(1 - 0.01 / 12)
-    assert [(p.model, p.dependence) for p in check.select("extreme")] == [
-        (m, 0.999) for m in MODELS
-    ]
-    assert all(p.fw_high is None for p in check.select("extreme"))
-    assert not check.select("significant") and not check.select("pointwise")
+    assert [(p.model, p.dependence) for p in check.where("extreme")] == [(m, 0.999) for m in MODELS]
+    assert all(p.fw_high is None for p in check.where("extreme"))
+    assert not check.significantly_below and not check.where("pointwise_below")
     # points sorted by model, then dependence
     assert [(p.model, p.dependence) for p in check.points[:5]] == [("boosting", d) for d in AR1]
 
@@ -58,17 +56,17 @@ def test_coverage_check_agrees_and_leaves_extreme_dependence_unchecked():
 def test_coverage_check_deviates_on_a_point_significantly_below_089():
     check = coverage_check(_coverage(AR1, **{"network_0.5": 0.8}), "CP-F1.1", 0.1, 500)
     assert not check.agrees
-    (point,) = check.select("significant")
+    (point,) = check.significantly_below
     assert (point.model, point.dependence, point.coverage) == ("network", 0.5, 0.8)
     assert point.fw_high == pytest.approx(wilson_interval(160, 200, 1 - 0.01 / 12)[1])
-    assert point.fw_high < 0.89 and check.select("low") == [point]
+    assert point.fw_high < 0.89 and check.where("low") == [point]
 
 
 def test_coverage_check_bonferroni_flag_differs_from_the_pointwise_one():
     # 164 of 200: below 0.89 at 99 % per point, not after the correction for 12 points
     check = coverage_check(_coverage(AR1, **{"boosting_0.9": 0.82}), "CP-F1.1", 0.1, 500)
     assert check.agrees
-    assert [(p.model, p.dependence) for p in check.select("pointwise")] == [("boosting", 0.9)]
+    assert [(p.model, p.dependence) for p in check.where("pointwise_below")] == [("boosting", 0.9)]
 
 
 def test_coverage_check_hmm_dependence_is_one_minus_p():

@@ -162,15 +162,26 @@ class CoveragePoint:
         """Whether the dependence is at least :data:`EXTREME_DEPENDENCE` (reported only)."""
         return self.dependence >= EXTREME_DEPENDENCE - _GRID_EPS
 
-    def below(self, threshold: float, high: str = "fw_high") -> bool:
-        """Whether the point is checked and its interval's upper end ``high`` is below."""
-        return self.checked and getattr(self, high) < threshold
+    def significantly_below(self, threshold: float = COVERAGE_THRESHOLD) -> bool:
+        """Whether the point is checked and its Bonferroni interval lies below ``threshold``."""
+        return self.checked and self.fw_high < threshold
+
+    @property
+    def pointwise_below(self) -> bool:
+        """Whether the point is checked and its per-point 99 % interval lies below 0.89."""
+        return self.checked and self.pointwise_high < COVERAGE_THRESHOLD
 
     @property
     def variance_reduced_below(self) -> bool:
-        """Whether the variance-reduced estimate + 2.576 s.e. is below the threshold."""
+        """Whether the point is checked and its variance-reduced estimate + 2.576 s.e. is below
+        0.89."""
         bound = self.conditional_probability + _Z99 * self.conditional_se
         return self.checked and bound < COVERAGE_THRESHOLD
+
+    @property
+    def low(self) -> bool:
+        """Whether the point is checked and its coverage is below 0.89 (significantly or not)."""
+        return self.checked and self.coverage < COVERAGE_THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -197,37 +208,32 @@ class CoverageCheck:
     iid_level: float
     grid_values: int
 
-    def select(self, which: str) -> list:
-        """The points that are ``checked``, ``extreme``, ``significant`` (Bonferroni interval
-        below 0.89), ``significant_low`` (below 0.88), ``pointwise`` (99 % interval below 0.89),
-        ``variance_reduced`` (variance-reduced estimate below 0.89) or ``low`` (coverage below
-        0.89 at a checked point)."""
-        test = {
-            "checked": lambda p: p.checked,
-            "extreme": lambda p: p.extreme,
-            "significant": lambda p: p.below(COVERAGE_THRESHOLD),
-            "significant_low": lambda p: p.below(COVERAGE_LOW_THRESHOLD),
-            "pointwise": lambda p: p.below(COVERAGE_THRESHOLD, "pointwise_high"),
-            "variance_reduced": lambda p: p.variance_reduced_below,
-            "low": lambda p: p.checked and p.coverage < COVERAGE_THRESHOLD,
-        }[which]
-        return [p for p in self.points if test(p)]
+    def where(self, flag: str) -> list:
+        """The points whose :class:`CoveragePoint` property ``flag`` is true (``"checked"``,
+        ``"extreme"``, ``"pointwise_below"``, ``"variance_reduced_below"``, ``"low"``)."""
+        return [p for p in self.points if getattr(p, flag)]
+
+    @property
+    def significantly_below(self) -> list:
+        """The checked points significantly below 0.89 (what makes the verdict deviate)."""
+        return [p for p in self.points if p.significantly_below()]
 
     @property
     def points_checked(self) -> int:
         """m, the number of points checked."""
-        return len(self.select("checked"))
+        return len(self.where("checked"))
 
     @property
     def agrees(self) -> bool:
         """No checked point significantly below 0.89 or 0.88."""
-        return not self.select("significant") and not self.select("significant_low")
+        low = [p for p in self.points if p.significantly_below(COVERAGE_LOW_THRESHOLD)]
+        return not self.significantly_below and not low
 
 
 def _coverage_table(table, target_id: str, alpha) -> pd.DataFrame:
     """The validated CP-F1.1 / CP-F4.1 table with ``dependence``, sorted by model, dependence."""
     _check_target(target_id, _COVERAGE_CLAIMS)
-    process, dep_name, _ = _COVERAGE_CLAIMS[target_id]
+    process = _COVERAGE_CLAIMS[target_id][0]
     alpha = check_probability(alpha)
     if abs(alpha - COVERAGE_ALPHA) > _GRID_EPS:
         raise ValueError(
@@ -270,8 +276,7 @@ def coverage_check(table: pd.DataFrame, target_id: str, alpha: float, n_cal: int
     from ..conformal import quantile_rank
 
     t = _coverage_table(table, target_id, alpha)
-    alpha = check_probability(alpha)
-    checked = t[t["dependence"] <= MODERATE_DEPENDENCE + _GRID_EPS].copy()
+    checked = t[t["dependence"] <= MODERATE_DEPENDENCE + _GRID_EPS]
     if checked.empty:
         dep_name = _COVERAGE_CLAIMS[target_id][1]
         raise ValueError(
@@ -283,10 +288,10 @@ def coverage_check(table: pd.DataFrame, target_id: str, alpha: float, n_cal: int
     fw_high = wilson_interval(k, checked["n_sims"], fw_level)[1]
     pointwise_high = wilson_interval(k, checked["n_sims"], POINTWISE_LEVEL)[1]
     highs = dict(zip(checked.index, zip(fw_high, pointwise_high)))
-    fields = ["model", "dependence", "coverage", "n_sims", "conditional_probability"]
-    rows = t[[*fields, "conditional_se"]].itertuples(index=False)
-    points = tuple(CoveragePoint(*r, *highs.get(i, (None, None))) for i, r in zip(t.index, rows))
-    iid_level = quantile_rank(int(n_cal), 1 - alpha) / (int(n_cal) + 1)
+    cols = ["model", "dependence", "coverage", "n_sims", "conditional_probability"]
+    rows = zip(t.index, t[[*cols, "conditional_se"]].itertuples(index=False))
+    points = tuple(CoveragePoint(*r, *highs.get(i, (None, None))) for i, r in rows)
+    iid_level = quantile_rank(int(n_cal), 1 - float(alpha)) / (int(n_cal) + 1)
     return CoverageCheck(target_id, points, fw_level, iid_level, int(t["dependence"].nunique()))
 
 
@@ -315,10 +320,10 @@ def _coverage_texts(check: CoverageCheck) -> tuple:
             f"{MODERATE_DEPENDENCE} for: "
             + "; ".join(
                 f"{p.model} at {p.dependence:g} ({p.coverage:.3f})"
-                for p in check.select("significant")
+                for p in check.significantly_below
             )
         )
-    pointwise = check.select("pointwise")
+    pointwise = check.where("pointwise_below")
     pw_text = (
         ""
         if not pointwise
@@ -330,10 +335,10 @@ def _coverage_texts(check: CoverageCheck) -> tuple:
         )
     )
     ext = (
-        "; ".join(f"{p.model} {p.dependence:g}: {p.coverage:.3f}" for p in check.select("extreme"))
+        "; ".join(f"{p.model} {p.dependence:g}: {p.coverage:.3f}" for p in check.where("extreme"))
         or "none in the grid"
     )
-    vr = check.select("variance_reduced")
+    vr = check.where("variance_reduced_below")
     vr_text = (
         f"variance-reduced estimate: none significantly below {COVERAGE_THRESHOLD} at {dep_name} "
         f"<= {MODERATE_DEPENDENCE}"
@@ -377,7 +382,7 @@ def _coverage_per_model(check: CoverageCheck) -> list:
 def _coverage_cells(check: CoverageCheck) -> list:
     """Every point's coverage, judged against 0.89 at dependence <= 0.99."""
     dep_name = _COVERAGE_CLAIMS[check.target_id][1]
-    fw_high = {(p.model, p.dependence): p.fw_high for p in check.select("checked")}
+    fw_high = {(p.model, p.dependence): p.fw_high for p in check.where("checked")}
     cells = []
     for p in check.points:
         high = fw_high.get((p.model, p.dependence))
@@ -427,11 +432,11 @@ def _render_coverage(check: CoverageCheck) -> Verdict:
         "points_checked": m,
         "family_wise_level": check.family_wise_level,
         "iid_level": check.iid_level,
-        "significantly_below_0.89": _records(check.select("significant"), _POINT_KEYS),
-        "pointwise_below_0.89": _records(check.select("pointwise"), _POINT_KEYS),
-        "points_below_0.89_at_dependence_le_0.99": _records(check.select("low"), _POINT_KEYS),
+        "significantly_below_0.89": _records(check.significantly_below, _POINT_KEYS),
+        "pointwise_below_0.89": _records(check.where("pointwise_below"), _POINT_KEYS),
+        "points_below_0.89_at_dependence_le_0.99": _records(check.where("low"), _POINT_KEYS),
         "variance_reduced_significantly_below_0.89": _records(
-            check.select("variance_reduced"), _VR_KEYS
+            check.where("variance_reduced_below"), _VR_KEYS
         ),
         "per_model": _coverage_per_model(check),
         "cells": _coverage_cells(check),
