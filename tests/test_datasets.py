@@ -27,7 +27,7 @@ from boostcm.datasets import (
     process_dataset,
     resolve_layout,
 )
-from boostcm.datasets.processing import binarise_labels, encode_features
+from boostcm.datasets.processing import binarise_labels, encode_features, read_classification
 
 # --- a tiny self-made catalog, so fetch behaviour is tested without the real mirror -----------
 
@@ -369,6 +369,36 @@ def test_histdata_parser_rejects_empty_and_binary_files(tmp_path):
         parsers.parse_histdata_m1(f)
 
 
+def test_histdata_parser_drops_a_repeated_block_and_refuses_a_changed_bar(tmp_path):
+    # October 2021's EUR/USD file repeats a block of bars after it, byte for byte
+    lines = [*HISTDATA_LINES, *HISTDATA_LINES[:2], "20210103 170400;1.2;1.2;1.2;1.2;0"]
+    bars = parsers.parse_histdata_m1(_histdata(tmp_path / "rep.csv", lines))
+    assert len(bars) == 4 and bars.index.is_unique and bars.index.is_monotonic_increasing
+    assert bars.attrs["repeated_lines_dropped"] == 2
+    clean = parsers.parse_histdata_m1(_histdata(tmp_path / "ok.csv", HISTDATA_LINES))
+    pd.testing.assert_frame_equal(bars.iloc[:3], clean)
+    # the same minute with another bar is not a repeat: it is refused, naming the line
+    changed = [*HISTDATA_LINES, "20210103 170100;1.3;1.3;1.3;1.3;0"]
+    f = _histdata(tmp_path / "changed.csv", changed)
+    with pytest.raises(ParseError, match=r"line 4: time stamp not after the previous line's"):
+        parsers.parse_histdata_m1(f)
+
+
+def test_dense_with_labels_reads_the_uci_layout_and_refuses_mismatches(tmp_path):
+    data, labels = tmp_path / "m.data", tmp_path / "m.labels"
+    data.write_text("1 0 3 \n0 2 0 \n")
+    labels.write_text("-1\n1\n")
+    X, y = parsers.parse_dense_with_labels(data, labels)
+    np.testing.assert_array_equal(X.to_numpy(), [[1, 0, 3], [0, 2, 0]])
+    assert list(X.columns) == ["x1", "x2", "x3"] and y.tolist() == [-1.0, 1.0]
+    labels.write_text("-1\n")
+    with pytest.raises(ParseError, match="2 rows but .* has 1 labels"):
+        parsers.parse_dense_with_labels(data, labels)
+    data.write_text("1 0 3\n0 2\n")
+    with pytest.raises(ParseError, match="line 2 has 2 values"):
+        parsers.parse_dense_with_labels(data, labels)
+
+
 def test_histdata_files_concatenate_in_order_and_refuse_overlaps(tmp_path):
     jan = _histdata(tmp_path / "m01.csv", HISTDATA_LINES)
     feb = _histdata(tmp_path / "m02.csv", ["20210201 000000;1.2;1.2;1.2;1.2;0"])
@@ -387,7 +417,12 @@ def test_histdata_parser_on_the_mirrored_files(mirror):
         bars = parsers.parse_histdata_files(files)
         assert bars.index[0] >= pd.Timestamp("2021-01-03") and bars.index[-1].year == 2021
         assert (bars.index.second == 0).all() and bars.index.is_unique
-        assert 120_000 < len(bars) < 150_000 and (bars["close"] > 0).all()
+        assert (bars["close"] > 0).all()
+        if name == "histdata-eurusd":  # 3 January to 31 October, October's repeated hour dropped
+            assert bars.index[-1] == pd.Timestamp("2021-10-31 23:58")
+            assert 290_000 < len(bars) < 320_000 and bars.attrs["repeated_lines_dropped"] == 60
+        else:  # 3 January to 21 May
+            assert 120_000 < len(bars) < 150_000
 
 
 # --- layouts: the yearly file or the monthly files of a series ------------------------------------
@@ -484,7 +519,8 @@ def test_catalog_series_pin_every_monthly_file():
         (yearly,) = layouts["yearly"]["files"]
         assert yearly["sha256"] is None and yearly["manual"]
         monthly = layouts["monthly"]["files"]
-        assert [f["path"][-10:-4] for f in monthly] == [f"2021{m:02d}" for m in range(1, 6)]
+        last = 10 if name == "histdata-eurusd" else 5  # EUR/USD: to October; the others to May
+        assert [f["path"][-10:-4] for f in monthly] == [f"2021{m:02d}" for m in range(1, last + 1)]
         assert all(len(f["sha256"]) == 64 for f in monthly)
 
 
@@ -500,14 +536,19 @@ PAPER_MISMATCH: dict[str, set] = {}  # every mirror dataset has the paper's coun
         "australian",
         "banknote",
         "diabetes",
+        "fourclass",
         "german",
+        "gmsc",
         "heart",
         "housing",
         "ionosphere",
         "liver-disorders",
+        "madelon",
         "mammography",
         "oil-spill",
+        "phishing",
         "phoneme",
+        "skin-nonskin",
         "sonar",
         "splice",
         "svmguide1",
@@ -528,6 +569,16 @@ def test_mirror_datasets_match_the_paper(name, mirror, tmp_path):
     assert dataset_metadata(tmp_path / f"{name}.parquet")["source_sha256"]
     X, y = load_dataset(name, data_dir=tmp_path / "data", mirror=mirror)
     assert X.dtype == np.float64 and set(np.unique(y)) == {0, 1} and np.isfinite(X).all()
+
+
+def test_madelon_from_the_uci_files_is_libsvms_madelon(mirror, tmp_path):
+    """The catalog reads madelon from UCI's verified files; the LIBSVM rendering of the mirror
+    (made from them by LIBSVM's conversion) holds the same matrix and labels."""
+    fetch_dataset("madelon", raw_dir=tmp_path, mirror=mirror, lock_file=tmp_path / "lock.tsv")
+    X, y = read_classification("madelon", tmp_path)
+    X_libsvm, labels = parsers.parse_libsvm(mirror / "madelon" / "madelon")
+    np.testing.assert_array_equal(X.to_numpy(), X_libsvm.to_numpy())
+    np.testing.assert_array_equal(y, (labels.to_numpy() == 1).astype(int))
 
 
 @pytest.mark.parametrize(

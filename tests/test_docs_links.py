@@ -39,7 +39,9 @@ def _links(page: Path):
         yield target
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if p.exists()], ids=lambda p: str(p.relative_to(REPO)))
+@pytest.mark.parametrize(
+    "page", [p for p in PAGES if p.exists()], ids=lambda p: str(p.relative_to(REPO))
+)
 def test_relative_links_resolve(page):
     broken = []
     for target in _links(page):

@@ -53,6 +53,69 @@ def parse_libsvm(path, compression: str | None = None) -> tuple[pd.DataFrame, pd
     return pd.DataFrame(X, columns=cols), pd.Series(y, name="label")
 
 
+def parse_dense_with_labels(data_path, labels_path) -> tuple[pd.DataFrame, pd.Series]:
+    """A whitespace-separated numeric matrix and its labels in a second file, one per line.
+
+    This is the layout of the NIPS 2003 feature-selection challenge files at UCI (e.g.
+    ``madelon_train.data`` and ``madelon_train.labels``). The features are named ``x1`` ... ``xp``
+    as `parse_libsvm` names them, so a dataset reads the same from either layout.
+
+    Parameters
+    ----------
+    data_path, labels_path : str or path-like
+        The matrix (one row per line) and its labels (one per line, in the same order).
+
+    Returns
+    -------
+    features : pandas.DataFrame
+        Float features ``x1`` ... ``xp``.
+    labels : pandas.Series
+        The raw labels, named ``label``.
+
+    Raises
+    ------
+    ParseError
+        If a file is empty or not numeric, the rows differ in length, or the two files have
+        different numbers of rows.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from boostcm.datasets.parsers import parse_dense_with_labels
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.data").write_text("1 0 3 \n0 2 0 \n")
+    >>> _ = (d / "a.labels").write_text("-1\n1\n")
+    >>> X, y = parse_dense_with_labels(d / "a.data", d / "a.labels")
+    >>> list(X.columns), y.tolist()
+    (['x1', 'x2', 'x3'], [-1.0, 1.0])
+    """
+    rows = []
+    for n, line in enumerate(Path(data_path).read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append([float(v) for v in line.split()])
+        except ValueError:
+            raise ParseError(f"{data_path}: line {n} is not numeric: {line[:60]!r}") from None
+        if len(rows[-1]) != len(rows[0]):
+            raise ParseError(
+                f"{data_path}: line {n} has {len(rows[-1])} values, the first line {len(rows[0])}"
+            )
+    labels = [ln.strip() for ln in Path(labels_path).read_text().splitlines() if ln.strip()]
+    if not rows or not labels:
+        raise ParseError(f"{data_path if not rows else labels_path}: no data lines")
+    if len(rows) != len(labels):
+        raise ParseError(
+            f"{data_path} has {len(rows)} rows but {labels_path} has {len(labels)} labels"
+        )
+    try:
+        y = pd.Series([float(v) for v in labels], name="label")
+    except ValueError:
+        raise ParseError(f"{labels_path}: the labels are not numeric") from None
+    X = np.asarray(rows, dtype=float)
+    return pd.DataFrame(X, columns=[f"x{i}" for i in range(1, X.shape[1] + 1)]), y
+
+
 def parse_csv(path, label_column, header=None, sep=",", na_values=None, drop=(), compression=None):
     """Delimited text (`sep: whitespace` for .dat/.data files) -> (features, raw labels)."""
     kwargs = {"header": header, "na_values": na_values}
@@ -135,7 +198,10 @@ def parse_histdata_m1(path) -> pd.DataFrame:
 
     Every line is checked: six ``;``-separated fields, a valid time stamp later than the previous
     line's, finite positive prices with high and low bracketing open and close, an integer volume.
-    The first line that fails is named in the error (file and 1-based line number).
+    The first line that fails is named in the error (file and 1-based line number). A line that
+    repeats an earlier line byte for byte is dropped (HistData's October 2021 EUR/USD file repeats
+    the bars of 31 October 19:00-19:59 after them); their count is in
+    ``bars.attrs["repeated_lines_dropped"]``. A minute repeated with other prices is an error.
 
     Parameters
     ----------
@@ -151,7 +217,8 @@ def parse_histdata_m1(path) -> pd.DataFrame:
     Raises
     ------
     ParseError
-        If the file is empty, not ASCII text, or a line is malformed (the message gives the line).
+        If the file is empty, not ASCII text, a line is malformed, or a minute comes twice with
+        different bars (the message gives the line).
 
     Examples
     --------
@@ -215,11 +282,19 @@ def parse_histdata_m1(path) -> pd.DataFrame:
     fail_at((h < np.maximum(o, c)) | (lo > np.minimum(o, c)), "high/low do not bracket open/close")
     vol = values["volume"]
     fail_at((vol < 0) | (vol != np.floor(vol)), "volume is not a non-negative integer")
-    step = np.diff(times.to_numpy()).astype("timedelta64[s]").astype(np.int64)
-    fail_at(np.r_[False, step <= 0], "time stamp not after the previous line's")
-    df = pd.DataFrame({c: values[c] for c in HISTDATA_COLUMNS[:4]})
-    df["volume"] = vol.astype(np.int64)
-    df.index = pd.DatetimeIndex(times, name="time")
+    # A line that repeats an earlier line byte for byte (same minute, same bar) is a repeated block
+    # of the delivered file, not a second bar: it is dropped. Any other line must come later than
+    # the line kept before it.
+    repeat = lines.duplicated(keep="first").to_numpy()
+    kept = np.flatnonzero(~repeat)
+    step = np.diff(times.to_numpy()[kept]).astype("timedelta64[s]").astype(np.int64)
+    late = np.zeros(len(lines), dtype=bool)
+    late[kept[1:]] = step <= 0
+    fail_at(late, "time stamp not after the previous line's")
+    df = pd.DataFrame({c: values[c][kept] for c in HISTDATA_COLUMNS[:4]})
+    df["volume"] = vol[kept].astype(np.int64)
+    df.index = pd.DatetimeIndex(times.to_numpy()[kept], name="time")
+    df.attrs["repeated_lines_dropped"] = int(repeat.sum())
     return df
 
 
@@ -237,7 +312,7 @@ def parse_histdata_files(paths) -> pd.DataFrame:
     Returns
     -------
     bars : pandas.DataFrame
-        As `parse_histdata_m1`, over all files.
+        As `parse_histdata_m1`, over all files (``attrs["repeated_lines_dropped"]`` summed).
 
     Raises
     ------
@@ -265,4 +340,8 @@ def parse_histdata_files(paths) -> pd.DataFrame:
                 f"({prev.index[-1]}): the files overlap or are out of order"
             )
         frames.append((path, df))
-    return pd.concat([df for _, df in frames])
+    bars = pd.concat([df for _, df in frames])
+    bars.attrs = {
+        "repeated_lines_dropped": sum(df.attrs["repeated_lines_dropped"] for _, df in frames)
+    }
+    return bars

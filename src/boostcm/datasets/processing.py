@@ -106,6 +106,10 @@ def read_classification(
             drop=p.get("drop", ()),
             compression=p.get("compression"),
         )
+    elif fmt == "dense_with_labels":
+        features, raw = parsers.parse_dense_with_labels(
+            path, Path(raw_dir) / entry["files"][1]["path"]
+        )
     elif fmt == "xls":
         features, raw = parsers.parse_xls(
             path,
@@ -228,6 +232,7 @@ def process_dataset(
             period=period,
             first_bar=str(first),
             last_bar=str(last),
+            repeated_lines_dropped=bars.attrs["repeated_lines_dropped"],
         )
     write_parquet(out_path, df, meta)
     return meta
