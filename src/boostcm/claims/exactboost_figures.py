@@ -20,8 +20,8 @@ from ._core import (
     _jsonable,
 )
 from .exactboost_tables import (
-    _EB_CELL_RULE,
     _EB_WHERE,
+    EB_CELL_RULE,
     EB_GENERALLY,
     _eb_cells,
     _eb_check_table,
@@ -117,7 +117,7 @@ def exactboost_figure_verdict(table: pd.DataFrame, target_id: str = "EB-F3") -> 
         f"errors of the difference (sd / sqrt(n_folds) each); the claim holds when at least "
         f"{EB_GENERALLY:.0%} of the points are not against it. 'agrees' when it holds for every "
         "loss. Reported, not used for the status: the cells against Supp. Tables 6, 8, 10 by the "
-        "tables' cell rule, and the claim on those published numbers. " + _EB_CELL_RULE
+        "tables' cell rule, and the claim on those published numbers. " + EB_CELL_RULE
     )
     details = {
         "claims": claims,
