@@ -217,7 +217,7 @@ def _dataset_record(m: DatasetMatch) -> dict:
     }
 
 
-def render_dataset_properties(check: DatasetPropertiesCheck) -> Verdict:
+def _render_dataset_properties(check: DatasetPropertiesCheck) -> Verdict:
     """The verdict of a :class:`DatasetPropertiesCheck`: summary, rule, cells and claim.
 
     Parameters
@@ -290,4 +290,4 @@ def dataset_properties_verdict(table: pd.DataFrame, target_id: str) -> Verdict:
         Empty table, missing columns, a published count missing, or a built dataset without its
         features or % positives.
     """
-    return render_dataset_properties(check_dataset_properties(table, target_id))
+    return _render_dataset_properties(check_dataset_properties(table, target_id))

@@ -137,7 +137,7 @@ def check_exactboost_figure(table: pd.DataFrame, target_id: str = "EB-F3") -> Ex
     return ExactBoostFigureCheck(losses, claims, tuple(cells))
 
 
-def render_exactboost_figure(check: ExactBoostFigureCheck, target_id: str = "EB-F3") -> Verdict:
+def _render_exactboost_figure(check: ExactBoostFigureCheck, target_id: str = "EB-F3") -> Verdict:
     """The verdict of an :class:`ExactBoostFigureCheck`.
 
     Parameters
@@ -204,7 +204,7 @@ def exactboost_figure_verdict(table: pd.DataFrame, target_id: str = "EB-F3") -> 
     ValueError
         As :func:`exactboost_table_verdict`, or no point with ExactBoost and a surrogate computed.
     """
-    return render_exactboost_figure(check_exactboost_figure(table, target_id), target_id)
+    return _render_exactboost_figure(check_exactboost_figure(table, target_id), target_id)
 
 
 # --- EB-F2: the KS loss landscape and ExactBoost's trajectories -----------------------------------
@@ -332,8 +332,7 @@ def _landscape_e(sub: pd.DataFrame, fin: pd.DataFrame, e: int, target_id: str) -
 
 
 def check_landscape(frame: pd.DataFrame, target_id: str = "EB-F2") -> LandscapeCheck:
-    """Per E the trajectories' losses and smoothness, and whether they decrease in E
-    (the rule :data:`EB_F2_RULE`).
+    """Per E the trajectories' losses and smoothness, and their trends (:data:`EB_F2_RULE`).
 
     Parameters
     ----------
@@ -450,7 +449,7 @@ def _landscape_cells(check: LandscapeCheck) -> list[dict]:
     return cells
 
 
-def render_landscape(check: LandscapeCheck, target_id: str = "EB-F2") -> Verdict:
+def _render_landscape(check: LandscapeCheck, target_id: str = "EB-F2") -> Verdict:
     """The verdict of a :class:`LandscapeCheck`.
 
     Parameters
@@ -518,7 +517,7 @@ def exactboost_landscape_verdict(frame: pd.DataFrame, target_id: str = "EB-F2") 
     ValueError
         On a malformed frame, fewer than two E values, or a trajectory of seed 0 not embedded.
     """
-    return render_landscape(check_landscape(frame, target_id), target_id)
+    return _render_landscape(check_landscape(frame, target_id), target_id)
 
 
 # --- EB-F1: the loss against the margin theta -----------------------------------------------------
@@ -771,7 +770,7 @@ def _margin_claims(check: MarginCheck) -> tuple[list[dict], list[dict]]:
     return claims, cells
 
 
-def render_margin(check: MarginCheck, target_id: str = "EB-F1", missing_datasets=()) -> Verdict:
+def _render_margin(check: MarginCheck, target_id: str = "EB-F1", missing_datasets=()) -> Verdict:
     """The verdict of a :class:`MarginCheck`.
 
     Parameters
@@ -846,4 +845,4 @@ def exactboost_margin_verdict(
     ValueError
         Columns missing, no test curve of the judged grid, or no curve that can be judged.
     """
-    return render_margin(check_margin(table, target_id), target_id, missing_datasets)
+    return _render_margin(check_margin(table, target_id), target_id, missing_datasets)

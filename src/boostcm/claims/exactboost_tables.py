@@ -679,7 +679,7 @@ def _table_summary(check: ExactBoostTableCheck, per_method: dict, not_run: list)
     )
 
 
-def render_exactboost_table(check: ExactBoostTableCheck) -> Verdict:
+def _render_exactboost_table(check: ExactBoostTableCheck) -> Verdict:
     """The verdict of an :class:`ExactBoostTableCheck`: summary, rule, cells and claims.
 
     Parameters
@@ -762,7 +762,7 @@ def exactboost_table_verdict(
         Unknown target, missing columns, NaN where a cell was computed, fewer than 2 folds, an
         unparsable published cell, or no row of the default input mode.
     """
-    return render_exactboost_table(check_exactboost_table(table, target_id, default_inputs))
+    return _render_exactboost_table(check_exactboost_table(table, target_id, default_inputs))
 
 
 def _closer_inputs(comparison: dict) -> str | None:

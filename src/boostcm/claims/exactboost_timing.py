@@ -193,7 +193,7 @@ def check_timing_ratios(table: pd.DataFrame, target_id: str = "EB-T2") -> Timing
     )
 
 
-def render_timing_ratios(check: TimingRatioCheck, target_id: str = "EB-T2") -> Verdict:
+def _render_timing_ratios(check: TimingRatioCheck, target_id: str = "EB-T2") -> Verdict:
     """The verdict of a :class:`TimingRatioCheck`.
 
     Parameters
@@ -268,7 +268,7 @@ def timing_ratio_verdict(table: pd.DataFrame, target_id: str = "EB-T2") -> Verdi
     ValueError
         If the table is empty, a column is missing, or a ratio of ours is not a positive number.
     """
-    return render_timing_ratios(check_timing_ratios(table, target_id), target_id)
+    return _render_timing_ratios(check_timing_ratios(table, target_id), target_id)
 
 
 def timing_seconds_verdict(table: pd.DataFrame, target_id: str = "EB-TE") -> Verdict:
