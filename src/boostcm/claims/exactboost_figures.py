@@ -614,7 +614,7 @@ EB_MARGIN_RULE = (
     "the status."
 )
 _EB_MARGIN_PARTS = (
-    ("gain", "there are gains with small margins (θ in (0, 0.1] below θ = 0)"),
+    ("gain", f"there are gains with small margins (θ in (0, {EB_MARGIN_SMALL:g}] below θ = 0)"),
     ("degrades", "the performance degrades with large θ (largest θ above the minimum)"),
 )
 
