@@ -1,8 +1,15 @@
-"""Verdict rules: exactboost figures."""
+"""Verdict rules: ExactBoost's figures (EB-F3, EB-F2, EB-F1).
+
+Each verdict composes a pure check (:func:`check_exactboost_figure`, :func:`check_landscape`,
+:func:`check_margin`), returning a frozen dataclass of what the rule found, and a renderer that turns
+it into a :class:`~boostcm.claims.Verdict` under the rule written once as a module constant
+(:data:`EB_F3_RULE`, :data:`EB_F2_RULE`, :data:`EB_MARGIN_RULE`).
+"""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -20,9 +27,11 @@ from ._core import (
     _jsonable,
 )
 from .exactboost_tables import (
-    _EB_CELL_RULE,
     _EB_WHERE,
+    EB_CELL_RULE,
     EB_GENERALLY,
+    EB_SE_FACTOR,
+    _compared,
     _eb_cells,
     _eb_check_table,
     _eb_stats,
@@ -31,6 +40,7 @@ from .exactboost_tables import (
     _surrogate_claim,
 )
 
+# EB-F2 (D112): a quantity "decreases in E" when, over the trajectories' E sorted, no step to the
 # next E raises its mean by more than EB_F2_SE_FACTOR standard errors of the difference (sd over
 # the seeds / sqrt(n_seeds) on each side) + EB_F2_LOSS_TOL (KS loss), and the largest E's mean is
 # below the smallest E's. The embedded trajectory's mean turning angle (radians, one trajectory
@@ -47,6 +57,121 @@ EB_MARGIN_SMALL = 0.1
 EB_MARGIN_SE_FACTOR = 2.0
 EB_MARGIN_GRID = "coarse"
 
+# --- EB-F3: the surrogates against ExactBoost ----------------------------------------------------
+
+# The rule of EB-F3 (fixed before the full run, D73), written once.
+EB_F3_RULE = (
+    f"Checks {_EB_WHERE['EB-F3']}: 'Alternatives are generally worse than ExactBoost or "
+    "statistically indistinguishable'. Per loss, a (surrogate, dataset) point is against the "
+    f"claim when the surrogate's mean loss is lower than ExactBoost's by more than {EB_SE_FACTOR:g} "
+    "standard errors of the difference (sd / sqrt(n_folds) each); the claim holds when at least "
+    f"{EB_GENERALLY:.0%} of the points are not against it. 'agrees' when it holds for every "
+    "loss. Reported, not used for the status: the cells against Supp. Tables 6, 8, 10 by the "
+    "tables' cell rule, and the claim on those published numbers. " + EB_CELL_RULE
+)
+
+
+@dataclass(frozen=True)
+class ExactBoostFigureCheck:
+    """What :func:`check_exactboost_figure` found.
+
+    Parameters
+    ----------
+    losses : tuple of str
+        The panels (losses), in the table's order.
+    claims : tuple of dict
+        Per panel, the surrogate claim on ours (``holds``) and on the published numbers.
+    cells : tuple of dict
+        The cells against Supp. Tables 6, 8, 10 (reported, not used for the status).
+    """
+
+    losses: tuple[str, ...]
+    claims: tuple[dict, ...]
+    cells: tuple[dict, ...]
+
+    @property
+    def agrees(self) -> bool:
+        """The claim holds in every panel."""
+        checked = [c for c in self.claims if c["holds"] is not None]
+        return all(c["holds"] for c in checked) and len(checked) == len(self.claims)
+
+
+def check_exactboost_figure(table: pd.DataFrame, target_id: str = "EB-F3") -> ExactBoostFigureCheck:
+    """Check the surrogate claim per loss and compare the cells (the rule :data:`EB_F3_RULE`).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        As for :func:`exactboost_figure_verdict`.
+    target_id : str, optional
+        ``"EB-F3"``.
+
+    Returns
+    -------
+    ExactBoostFigureCheck
+        The claim per panel and the cells.
+
+    Raises
+    ------
+    ValueError
+        As :func:`exactboost_figure_verdict`.
+    """
+    _check_target(target_id, ("EB-F3",))
+    table = _eb_check_table(table, target_id)
+    cells = _eb_cells(table, target_id)
+    stats = {
+        "ours": _eb_stats(table, target_id, "ours"),
+        "published": _eb_stats(table, target_id, "published"),
+    }
+    surrogates = [c for c in table["column"].unique() if c != "ExactBoost"]
+    losses = tuple(table["loss"].unique())
+    where = "the datasets of EBP Table 1"
+    claims = tuple(
+        _surrogate_claim(
+            _groups(table[table["loss"] == loss], target_id), stats, surrogates, where, loss
+        )
+        for loss in losses
+    )
+    if not any(c["holds"] is not None for c in claims):
+        raise ValueError(f"{target_id}: no dataset with ExactBoost and a surrogate computed")
+    return ExactBoostFigureCheck(losses, claims, tuple(cells))
+
+
+def _render_exactboost_figure(check: ExactBoostFigureCheck, target_id: str = "EB-F3") -> Verdict:
+    """The verdict of an :class:`ExactBoostFigureCheck`.
+
+    Parameters
+    ----------
+    check : ExactBoostFigureCheck
+        What :func:`check_exactboost_figure` found.
+    target_id : str, optional
+        ``"EB-F3"``.
+
+    Returns
+    -------
+    Verdict
+        As :func:`exactboost_figure_verdict`.
+    """
+    cells = list(check.cells)
+    compared = _compared(cells)
+    n_agree = sum(c["agrees"] for c in compared)
+    summary = (
+        "; ".join(
+            f"{loss}: surrogate {c['evidence'].split(';')[0]} ({_holds_text(c['holds'])})"
+            for loss, c in zip(check.losses, check.claims)
+        )
+        + f"; against Supp. Tables 6, 8, 10: {n_agree} of {len(compared)} cells agree"
+    )
+    details = {
+        "claims": list(check.claims),
+        "cells": cells,
+        "n_compared": len(compared),
+        "n_agree": n_agree,
+        "per_method": _per_method(cells),
+    }
+    status = "agrees" if check.agrees else "deviates"
+    return Verdict(target_id, status, summary, EB_F3_RULE, _jsonable(details))
+
 
 def exactboost_figure_verdict(table: pd.DataFrame, target_id: str = "EB-F3") -> Verdict:
     """EB-F3: are the surrogates "generally worse than ExactBoost or statistically indistinguishable"?
@@ -55,14 +180,12 @@ def exactboost_figure_verdict(table: pd.DataFrame, target_id: str = "EB-F3") -> 
     against each surrogate (AdaBoost, kNN, Logistic, Neural Net, Random Forest, XGBoost) as
     estimators, one point per dataset of EBP Table 1, one panel per loss.
 
-    Rule (fixed before the full run, D73): in each panel (loss), a point (surrogate, dataset) is
-    against the claim when the surrogate's mean loss is lower than ExactBoost's by more than 2
-    standard errors of the difference (sd / sqrt(n_folds) on each side). The claim holds in a panel
-    when at least 75 % of its points are not against it ("generally"); ``agrees`` when it holds in
-    every panel, else ``deviates``. The figure prints no numbers; its points are the main-dataset
-    rows of Supp. Tables 6, 8, 10, so the cells are also compared with those tables' published
-    values by the rule of :func:`exactboost_table_verdict` and reported (not used for the status),
-    and the claim is also evaluated on those published numbers.
+    The rule (fixed before the full run, D73) is :data:`EB_F3_RULE`: per panel (loss), the claim
+    holds when at least :data:`EB_GENERALLY` of its points do not have the surrogate significantly
+    better; ``agrees`` when it holds in every panel. The figure prints no numbers; its points are
+    the main-dataset rows of Supp. Tables 6, 8, 10, so the cells are also compared with those
+    tables' published values by :data:`EB_CELL_RULE` and reported (not used for the status), and
+    the claim is also evaluated on those published numbers.
 
     Parameters
     ----------
@@ -81,52 +204,7 @@ def exactboost_figure_verdict(table: pd.DataFrame, target_id: str = "EB-F3") -> 
     ValueError
         As :func:`exactboost_table_verdict`, or no point with ExactBoost and a surrogate computed.
     """
-    _check_target(target_id, ("EB-F3",))
-    table = _eb_check_table(table, target_id)
-    cells = _eb_cells(table, target_id)
-    stats = {
-        "ours": _eb_stats(table, target_id, "ours"),
-        "published": _eb_stats(table, target_id, "published"),
-    }
-    surrogates = [c for c in table["column"].unique() if c != "ExactBoost"]
-    claims = []
-    for loss in table["loss"].unique():
-        sub = table[table["loss"] == loss]
-        claims.append(
-            _surrogate_claim(
-                _groups(sub, target_id), stats, surrogates, "the datasets of EBP Table 1", loss
-            )
-        )
-    checked = [c for c in claims if c["holds"] is not None]
-    if not checked:
-        raise ValueError(f"{target_id}: no dataset with ExactBoost and a surrogate computed")
-    compared = [c for c in cells if c["agrees"] is not None]
-    n_agree = sum(c["agrees"] for c in compared)
-    ok = all(c["holds"] for c in checked) and len(checked) == len(claims)
-    summary = (
-        "; ".join(
-            f"{loss}: surrogate {c['evidence'].split(';')[0]} ({_holds_text(c['holds'])})"
-            for loss, c in zip(table["loss"].unique(), claims)
-        )
-        + f"; against Supp. Tables 6, 8, 10: {n_agree} of {len(compared)} cells agree"
-    )
-    rule = (
-        f"Checks {_EB_WHERE[target_id]}: 'Alternatives are generally worse than ExactBoost or "
-        "statistically indistinguishable'. Per loss, a (surrogate, dataset) point is against the "
-        "claim when the surrogate's mean loss is lower than ExactBoost's by more than 2 standard "
-        f"errors of the difference (sd / sqrt(n_folds) each); the claim holds when at least "
-        f"{EB_GENERALLY:.0%} of the points are not against it. 'agrees' when it holds for every "
-        "loss. Reported, not used for the status: the cells against Supp. Tables 6, 8, 10 by the "
-        "tables' cell rule, and the claim on those published numbers. " + _EB_CELL_RULE
-    )
-    details = {
-        "claims": claims,
-        "cells": cells,
-        "n_compared": len(compared),
-        "n_agree": n_agree,
-        "per_method": _per_method(cells),
-    }
-    return Verdict(target_id, "agrees" if ok else "deviates", summary, rule, _jsonable(details))
+    return _render_exactboost_figure(check_exactboost_figure(table, target_id), target_id)
 
 
 # --- EB-F2: the KS loss landscape and ExactBoost's trajectories -----------------------------------
@@ -166,6 +244,247 @@ _EB_F2_CONSTRUCTION_HISTORY = (
 )
 
 
+# The rule of EB-F2 (fixed before the full run, D112), written once.
+EB_F2_RULE = (
+    f"Checks {_EB_F2_WHERE}. A quantity decreases in E when no step to the next E raises its "
+    f"mean over seeds by more than {EB_F2_SE_FACTOR:g} standard errors of the difference "
+    f"(sd / sqrt(n_seeds) each) + {EB_F2_LOSS_TOL:g}, and the largest E's mean is below the "
+    "smallest E's. Claim 1 ('More averaged runs E lead to better train and test losses'): the "
+    "final train and test KS losses decrease in E. Claim 2 ('As E grows, the train and test "
+    "display lower KS values and smoother trajectories'): the trajectory-mean train and test "
+    "KS losses decrease in E, and the mean turning angle of the embedded seed-0 trajectory "
+    f"rises by at most {EB_F2_ANGLE_TOL:g} rad per step of E and ends below where it starts. "
+    "'agrees' when both claims hold. The paper prints no numbers: nothing is compared cell by "
+    "cell."
+)
+_EB_F2_QUANTITIES = (
+    ("final_train", "final train KS"),
+    ("final_test", "final test KS"),
+    ("mean_train", "trajectory-mean train KS"),
+    ("mean_test", "trajectory-mean test KS"),
+)
+
+
+@dataclass(frozen=True)
+class LandscapeCheck:
+    """What :func:`check_landscape` found.
+
+    Parameters
+    ----------
+    rounds : int
+        The last round T of the trajectories.
+    per_e : dict
+        E -> numbers of its trajectories: ``n_seeds``, the final and trajectory-mean train and
+        test KS losses with their standard errors, the excess variation and ``turning_angle``.
+    left_right : dict
+        E -> whether the seed-0 trajectory ends right of its start.
+    trends : dict
+        ``final_train``, ``final_test``, ``mean_train``, ``mean_test`` -> (decreases in E, the
+        offending steps as text).
+    smooth : tuple
+        (whether the turning angle decreases in E, the offending steps as text).
+    """
+
+    rounds: int
+    per_e: dict
+    left_right: dict
+    trends: dict
+    smooth: tuple
+
+    @property
+    def es(self) -> list[int]:
+        """The E values, sorted."""
+        return sorted(self.per_e)
+
+    @property
+    def claim1(self) -> bool:
+        """The final train and test KS losses decrease in E."""
+        return self.trends["final_train"][0] and self.trends["final_test"][0]
+
+    @property
+    def claim2(self) -> bool:
+        """The trajectory-mean losses decrease in E and the trajectories get smoother."""
+        return self.trends["mean_train"][0] and self.trends["mean_test"][0] and self.smooth[0]
+
+
+def _landscape_e(sub: pd.DataFrame, fin: pd.DataFrame, e: int, target_id: str) -> tuple:
+    """Numbers of the trajectories of one E and its embedded seed-0 path: (stats, path)."""
+    from ..exactboost.landscape import excess_variation
+
+    n = fin["seed"].nunique()
+    avg = sub.groupby("seed")[["train_ks", "test_ks"]].mean()
+    one = {"n_seeds": int(n)}
+    for part in ("train", "test"):
+        col = f"{part}_ks"
+        sd_f = float(fin[col].std(ddof=1)) if n > 1 else 0.0
+        sd_a = float(avg[col].std(ddof=1)) if n > 1 else 0.0
+        one[f"final_{part}"] = float(fin[col].mean())
+        one[f"final_{part}_se"] = sd_f / math.sqrt(n)
+        one[f"mean_{part}"] = float(avg[col].mean())
+        one[f"mean_{part}_se"] = sd_a / math.sqrt(n)
+        one[f"excess_variation_{part}"] = float(
+            np.mean([excess_variation(g.sort_values("round")[col]) for _, g in sub.groupby("seed")])
+        )
+    path = sub[sub["seed"] == 0].sort_values("round")[["x", "y"]].to_numpy(np.float64)
+    if path.shape[0] == 0 or not np.isfinite(path).all():
+        raise ValueError(f"{target_id}: the seed-0 trajectory of E={e} is not embedded")
+    return one, path
+
+
+def check_landscape(frame: pd.DataFrame, target_id: str = "EB-F2") -> LandscapeCheck:
+    """Per E the trajectories' losses and smoothness, and their trends (:data:`EB_F2_RULE`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        As for :func:`exactboost_landscape_verdict`.
+    target_id : str, optional
+        ``"EB-F2"``.
+
+    Returns
+    -------
+    LandscapeCheck
+        The numbers per E and the outcome of each trend.
+
+    Raises
+    ------
+    ValueError
+        As :func:`exactboost_landscape_verdict`.
+    """
+    from ..exactboost.landscape import turning_angle
+
+    _check_target(target_id, ("EB-F2",))
+    frame = _check_frame(frame, _EB_F2_COLUMNS, f"{target_id} frame")
+    tr = frame[frame["kind"] == "trajectory"]
+    if tr.empty:
+        raise ValueError(f"{target_id}: the frame has no trajectory rows")
+    _check_no_nan(tr, ("train_ks", "test_ks"), f"{target_id} trajectories")
+    es = sorted(int(e) for e in tr["n_estimators"].unique())
+    if len(es) < 2:
+        raise ValueError(f"{target_id}: need trajectories of at least two E values, got {es}")
+    T = int(tr["round"].max())
+    final = tr[tr["round"] == T]
+    stats, left_right = {}, {}
+    for e in es:
+        sub = tr[tr["n_estimators"] == e]
+        stats[e], path = _landscape_e(sub, final[final["n_estimators"] == e], e, target_id)
+        stats[e]["turning_angle"] = turning_angle(path)
+        left_right[e] = bool(path[-1, 0] > path[0, 0])
+    trends = {
+        k: _decreasing_in_e(
+            {e: stats[e][k] for e in es}, {e: stats[e][k + "_se"] for e in es}, EB_F2_LOSS_TOL
+        )
+        for k, _ in _EB_F2_QUANTITIES
+    }
+    angle = {e: stats[e]["turning_angle"] for e in es}
+    finite = {e: a for e, a in angle.items() if not math.isnan(a)}
+    if len(finite) == len(es):
+        smooth = _decreasing_in_e(finite, None, EB_F2_ANGLE_TOL)
+    else:
+        undefined = sorted(set(es) - set(finite))
+        smooth = (False, [f"turning angle undefined (fewer than two moves) for E={undefined}"])
+    return LandscapeCheck(T, stats, left_right, trends, smooth)
+
+
+def _trend_evidence(check: LandscapeCheck, keys) -> str:
+    """Evidence of the loss trends `keys`: the values per E and whether they decrease."""
+    parts = []
+    for k in keys:
+        ok, bad = check.trends[k]
+        vals = {e: check.per_e[e][k] for e in check.es}
+        parts.append(
+            f"{k.replace('_', ' ')} KS {_per_e_text(vals)} "
+            f"({'decreasing' if ok else 'not: ' + '; '.join(bad)})"
+        )
+    return "; ".join(parts)
+
+
+def _landscape_claims(check: LandscapeCheck) -> list[dict]:
+    """The two claims judged and the two reported ones."""
+    es, stats = check.es, check.per_e
+    angle = {e: stats[e]["turning_angle"] for e in es}
+    smooth_ok, smooth_bad = check.smooth
+    return [
+        _claim(
+            "More averaged runs E lead to better train and test losses",
+            check.claim1,
+            _trend_evidence(check, ["final_train", "final_test"])
+            + f" (round T={check.rounds}, mean over seeds)",
+        ),
+        _claim(
+            "As E grows, the train and test display lower KS values and smoother trajectories",
+            check.claim2,
+            _trend_evidence(check, ["mean_train", "mean_test"])
+            + f"; mean turning angle (rad) {_per_e_text(angle, 2)} "
+            + ("(decreasing)" if smooth_ok else "(not: " + "; ".join(smooth_bad) + ")"),
+        ),
+        _claim(
+            "The trajectories go from left to right",
+            None,
+            f"{sum(check.left_right.values())} of {len(es)} seed-0 trajectories end right of "
+            "their start (the embedding's x axis is oriented so that they do on average)",
+            sets_status=False,
+        ),
+        _claim(
+            "Loss trajectories are smoother for larger E (excess variation, reported)",
+            None,
+            "train "
+            + _per_e_text({e: stats[e]["excess_variation_train"] for e in es})
+            + "; test "
+            + _per_e_text({e: stats[e]["excess_variation_test"] for e in es}),
+            sets_status=False,
+        ),
+    ]
+
+
+def _landscape_cells(check: LandscapeCheck) -> list[dict]:
+    """One row per E: the four losses (with their sd over seeds) and the turning angle."""
+    cells = []
+    for e in check.es:
+        st = check.per_e[e]
+        for key, label in _EB_F2_QUANTITIES:
+            sd = st[key + "_se"] * math.sqrt(st["n_seeds"])
+            cells.append(_cell(f"E={e}", label, st[key], None, None, ours_sd=sd))
+        cells.append(_cell(f"E={e}", "turning angle (rad)", st["turning_angle"], None, None))
+    return cells
+
+
+def _render_landscape(check: LandscapeCheck, target_id: str = "EB-F2") -> Verdict:
+    """The verdict of a :class:`LandscapeCheck`.
+
+    Parameters
+    ----------
+    check : LandscapeCheck
+        What :func:`check_landscape` found.
+    target_id : str, optional
+        ``"EB-F2"``.
+
+    Returns
+    -------
+    Verdict
+        As :func:`exactboost_landscape_verdict`.
+    """
+    summary = (
+        f"claim 1 (final losses fall with E) {_holds_text(check.claim1)}; claim 2 (lower KS along "
+        f"the trajectories and smoother) {_holds_text(check.claim2)}; final test KS "
+        + _per_e_text({e: check.per_e[e]["final_test"] for e in check.es})
+    )
+    details = {
+        "claims": _landscape_claims(check),
+        "cells": _landscape_cells(check),
+        "per_e": {str(e): check.per_e[e] for e in check.es},
+        "rounds": check.rounds,
+    }
+    return Verdict(
+        target_id,
+        "agrees" if check.claim1 and check.claim2 else "deviates",
+        summary,
+        EB_F2_RULE,
+        _jsonable(details),
+        rule_history=_EB_F2_CONSTRUCTION_HISTORY,
+    )
+
+
 def exactboost_landscape_verdict(frame: pd.DataFrame, target_id: str = "EB-F2") -> Verdict:
     """EB-F2: do more averaged runs E give lower KS losses and smoother trajectories?
 
@@ -173,18 +492,11 @@ def exactboost_landscape_verdict(frame: pd.DataFrame, target_id: str = "EB-F2") 
     (= Supp. Figure 4): "More averaged runs E lead to better train and test losses" and "As E
     grows, the train and test display lower KS values and smoother trajectories".
 
-    Rule (fixed before the full run, D112; constants ``EB_F2_*``): a quantity *decreases in E*
-    when, over the trajectories' E values in order, no step to the next E raises its mean over
-    the seeds by more than ``EB_F2_SE_FACTOR`` standard errors of the difference (sd over seeds /
-    sqrt(n_seeds), each side) + ``EB_F2_LOSS_TOL``, and the largest E's mean is below the
-    smallest E's. Claim 1 holds when the final (round T) train KS loss and the final test KS loss
-    both decrease in E. Claim 2 holds when the trajectory-mean (over rounds 1..T) train and test
-    KS losses decrease in E and the trajectories get smoother: the mean turning angle of the
-    embedded seed-0 trajectory (``boostcm.exactboost.landscape.turning_angle``) rises by at most
-    ``EB_F2_ANGLE_TOL`` radians per step of E and ends below where it starts. ``agrees`` when
-    both claims hold. Reported, not judged: the excess variation of the losses along the
-    trajectories (``excess_variation``, mean over seeds) and whether the trajectories go from
-    left to right.
+    The rule (fixed before the full run, D112) is :data:`EB_F2_RULE`, with the constants
+    :data:`EB_F2_SE_FACTOR`, :data:`EB_F2_LOSS_TOL` and :data:`EB_F2_ANGLE_TOL`; the turning
+    angle is ``boostcm.exactboost.landscape.turning_angle`` of the embedded seed-0 trajectory.
+    Reported, not judged: the excess variation of the losses along the trajectories
+    (``excess_variation``, mean over seeds) and whether the trajectories go from left to right.
 
     Parameters
     ----------
@@ -205,159 +517,7 @@ def exactboost_landscape_verdict(frame: pd.DataFrame, target_id: str = "EB-F2") 
     ValueError
         On a malformed frame, fewer than two E values, or a trajectory of seed 0 not embedded.
     """
-    from ..exactboost.landscape import excess_variation, turning_angle
-
-    _check_target(target_id, ("EB-F2",))
-    frame = _check_frame(frame, _EB_F2_COLUMNS, f"{target_id} frame")
-    tr = frame[frame["kind"] == "trajectory"]
-    if tr.empty:
-        raise ValueError(f"{target_id}: the frame has no trajectory rows")
-    _check_no_nan(tr, ("train_ks", "test_ks"), f"{target_id} trajectories")
-    es = sorted(int(e) for e in tr["n_estimators"].unique())
-    if len(es) < 2:
-        raise ValueError(f"{target_id}: need trajectories of at least two E values, got {es}")
-    T = int(tr["round"].max())
-    final = tr[tr["round"] == T]
-    stats, angle, left_right = {}, {}, {}
-    for e in es:
-        sub = tr[tr["n_estimators"] == e]
-        fin = final[final["n_estimators"] == e]
-        n = fin["seed"].nunique()
-        avg = sub.groupby("seed")[["train_ks", "test_ks"]].mean()
-        one = {"n_seeds": int(n)}
-        for part in ("train", "test"):
-            col = f"{part}_ks"
-            sd_f = float(fin[col].std(ddof=1)) if n > 1 else 0.0
-            sd_a = float(avg[col].std(ddof=1)) if n > 1 else 0.0
-            one[f"final_{part}"] = float(fin[col].mean())
-            one[f"final_{part}_se"] = sd_f / math.sqrt(n)
-            one[f"mean_{part}"] = float(avg[col].mean())
-            one[f"mean_{part}_se"] = sd_a / math.sqrt(n)
-            one[f"excess_variation_{part}"] = float(
-                np.mean(
-                    [excess_variation(g.sort_values("round")[col]) for _, g in sub.groupby("seed")]
-                )
-            )
-        path = sub[sub["seed"] == 0].sort_values("round")[["x", "y"]].to_numpy(np.float64)
-        if path.shape[0] == 0 or not np.isfinite(path).all():
-            raise ValueError(f"{target_id}: the seed-0 trajectory of E={e} is not embedded")
-        angle[e] = turning_angle(path)
-        left_right[e] = bool(path[-1, 0] > path[0, 0])
-        one["turning_angle"] = angle[e]
-        stats[e] = one
-
-    def dec(key):
-        means = {e: stats[e][key] for e in es}
-        ses = {e: stats[e][key + "_se"] for e in es}
-        return _decreasing_in_e(means, ses, EB_F2_LOSS_TOL)
-
-    checks = {k: dec(k) for k in ("final_train", "final_test", "mean_train", "mean_test")}
-    finite = {e: a for e, a in angle.items() if not math.isnan(a)}
-    if len(finite) == len(es):
-        smooth = _decreasing_in_e(finite, None, EB_F2_ANGLE_TOL)
-    else:
-        smooth = (
-            False,
-            [
-                f"turning angle undefined (fewer than two moves) for E={sorted(set(es) - set(finite))}"
-            ],
-        )
-
-    def ev(keys):
-        parts = []
-        for k in keys:
-            ok, bad = checks[k]
-            vals = {e: stats[e][k] for e in es}
-            parts.append(
-                f"{k.replace('_', ' ')} KS {_per_e_text(vals)} ({'decreasing' if ok else 'not: ' + '; '.join(bad)})"
-            )
-        return "; ".join(parts)
-
-    c1 = checks["final_train"][0] and checks["final_test"][0]
-    c2_loss = checks["mean_train"][0] and checks["mean_test"][0]
-    c2 = c2_loss and smooth[0]
-    claims = [
-        _claim(
-            "More averaged runs E lead to better train and test losses",
-            c1,
-            ev(["final_train", "final_test"]) + f" (round T={T}, mean over seeds)",
-        ),
-        _claim(
-            "As E grows, the train and test display lower KS values and smoother trajectories",
-            c2,
-            ev(["mean_train", "mean_test"])
-            + f"; mean turning angle (rad) {_per_e_text(angle, 2)} "
-            + ("(decreasing)" if smooth[0] else "(not: " + "; ".join(smooth[1]) + ")"),
-        ),
-        _claim(
-            "The trajectories go from left to right",
-            None,
-            f"{sum(left_right.values())} of {len(es)} seed-0 trajectories end right of their start "
-            "(the embedding's x axis is oriented so that they do on average)",
-            sets_status=False,
-        ),
-        _claim(
-            "Loss trajectories are smoother for larger E (excess variation, reported)",
-            None,
-            "train "
-            + _per_e_text({e: stats[e]["excess_variation_train"] for e in es})
-            + "; test "
-            + _per_e_text({e: stats[e]["excess_variation_test"] for e in es}),
-            sets_status=False,
-        ),
-    ]
-    cells = []
-    for e in es:
-        st = stats[e]
-        for key, label in (
-            ("final_train", "final train KS"),
-            ("final_test", "final test KS"),
-            ("mean_train", "trajectory-mean train KS"),
-            ("mean_test", "trajectory-mean test KS"),
-        ):
-            cells.append(
-                _cell(
-                    f"E={e}",
-                    label,
-                    st[key],
-                    None,
-                    None,
-                    ours_sd=st[key + "_se"] * math.sqrt(st["n_seeds"]),
-                )
-            )
-        cells.append(_cell(f"E={e}", "turning angle (rad)", st["turning_angle"], None, None))
-    ok = c1 and c2
-    summary = (
-        f"claim 1 (final losses fall with E) {_holds_text(c1)}; claim 2 (lower KS along the "
-        f"trajectories and smoother) {_holds_text(c2)}; final test KS "
-        + _per_e_text({e: stats[e]["final_test"] for e in es})
-    )
-    rule = (
-        f"Checks {_EB_F2_WHERE}. A quantity decreases in E when no step to the next E raises its "
-        f"mean over seeds by more than {EB_F2_SE_FACTOR:g} standard errors of the difference "
-        f"(sd / sqrt(n_seeds) each) + {EB_F2_LOSS_TOL:g}, and the largest E's mean is below the "
-        "smallest E's. Claim 1 ('More averaged runs E lead to better train and test losses'): the "
-        "final train and test KS losses decrease in E. Claim 2 ('As E grows, the train and test "
-        "display lower KS values and smoother trajectories'): the trajectory-mean train and test "
-        "KS losses decrease in E, and the mean turning angle of the embedded seed-0 trajectory "
-        f"rises by at most {EB_F2_ANGLE_TOL:g} rad per step of E and ends below where it starts. "
-        "'agrees' when both claims hold. The paper prints no numbers: nothing is compared cell by "
-        "cell."
-    )
-    details = {
-        "claims": claims,
-        "cells": cells,
-        "per_e": {str(e): stats[e] for e in es},
-        "rounds": T,
-    }
-    return Verdict(
-        target_id,
-        "agrees" if ok else "deviates",
-        summary,
-        rule,
-        _jsonable(details),
-        rule_history=_EB_F2_CONSTRUCTION_HISTORY,
-    )
+    return _render_landscape(check_landscape(frame, target_id), target_id)
 
 
 # --- EB-F1: the loss against the margin theta -----------------------------------------------------
@@ -441,6 +601,213 @@ def margin_curve_check(thetas, folds: np.ndarray) -> dict:
     return out
 
 
+# The rule of EB-F1 (fixed before the sweep was run, D109), written once.
+EB_MARGIN_RULE = (
+    f"Checks {_EB_MARGIN_CLAIM}. On each (dataset, loss) test curve of the {EB_MARGIN_GRID} "
+    "θ grid, with paired fold differences (every θ of a fold shares the model seed): 'gain' "
+    f"when the lowest mean loss over θ in (0, {EB_MARGIN_SMALL:g}] is below the loss at θ = 0 "
+    f"by more than {EB_MARGIN_SE_FACTOR:g} standard errors of the paired difference; "
+    "'degrades' when the loss at the largest θ exceeds the curve's lowest mean loss by more "
+    f"than {EB_MARGIN_SE_FACTOR:g} standard errors of that paired difference. A curve supports "
+    f"the claim when both hold; 'agrees' when at least {EB_GENERALLY:.0%} of the curves do "
+    "('generally, though not always'). The two parts are reported separately, not used for "
+    "the status."
+)
+_EB_MARGIN_PARTS = (
+    ("gain", f"there are gains with small margins (θ in (0, {EB_MARGIN_SMALL:g}] below θ = 0)"),
+    ("degrades", "the performance degrades with large θ (largest θ above the minimum)"),
+)
+
+
+@dataclass(frozen=True)
+class MarginCheck:
+    """What :func:`check_margin` found.
+
+    Parameters
+    ----------
+    curves : tuple of dict
+        Per (dataset, loss) test curve, in the table's order: ``dataset``, ``loss``, the numbers
+        of :func:`margin_curve_check` and ``supports`` (both parts hold; None when not judged).
+    """
+
+    curves: tuple[dict, ...]
+
+    def count(self, key: str) -> int:
+        """Number of judged curves where `key` (``"gain"``, ``"degrades"``, ``"supports"``) holds.
+
+        Parameters
+        ----------
+        key : {"gain", "degrades", "supports"}
+            The part of the claim.
+
+        Returns
+        -------
+        int
+            Judged curves where it holds.
+        """
+        return sum(bool(c[key]) for c in self.curves if c["supports"] is not None)
+
+    @property
+    def n_judged(self) -> int:
+        """Number of curves that could be judged."""
+        return sum(c["supports"] is not None for c in self.curves)
+
+    @property
+    def agrees(self) -> bool:
+        """At least :data:`EB_GENERALLY` of the judged curves support the claim."""
+        return self.count("supports") >= EB_GENERALLY * self.n_judged
+
+
+def check_margin(table: pd.DataFrame, target_id: str = "EB-F1") -> MarginCheck:
+    """Judge every test curve of the coarse grid (the rule :data:`EB_MARGIN_RULE`).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        As for :func:`exactboost_margin_verdict`.
+    target_id : str, optional
+        ``"EB-F1"``.
+
+    Returns
+    -------
+    MarginCheck
+        The numbers and outcome of every curve.
+
+    Raises
+    ------
+    ValueError
+        As :func:`exactboost_margin_verdict`.
+    """
+    _check_target(target_id, ("EB-F1",))
+    table = _check_frame(table, _EB_MARGIN_COLUMNS, "the EB-F1 table")
+    sub = table[(table["grid"] == EB_MARGIN_GRID) & (table["split"] == "test")]
+    if sub.empty:
+        raise ValueError(f"the EB-F1 table has no test curve of the {EB_MARGIN_GRID} grid")
+    curves = []
+    for (dataset, loss), c in sub.groupby(["dataset", "loss"], sort=False):
+        c = c.sort_values("theta")
+        check = margin_curve_check(c["theta"].to_numpy(), _fold_matrix(c))
+        both = None if check["gain"] is None else bool(check["gain"] and check["degrades"])
+        curves.append({"dataset": dataset, "loss": loss, **check, "supports": both})
+    if not any(c["supports"] is not None for c in curves):
+        raise ValueError("EB-F1: no curve can be judged (2 folds and a grid through 0 needed)")
+    return MarginCheck(tuple(curves))
+
+
+def _margin_texts(c: dict) -> tuple[str, str]:
+    """The evidence of a judged curve: its gain and its rise, as text."""
+    gain_text = (
+        f"θ=0 {c['loss_at_0']:.4f}, best in (0, {EB_MARGIN_SMALL:g}] "
+        f"{c['loss_at_best_small']:.4f} at θ={c['best_small_theta']:.4g} "
+        f"(gain {c['gain_diff']:+.4f} ± {c['gain_se']:.4f})"
+    )
+    rise_text = (
+        f"min {c['min_loss']:.4f} at θ={c['min_theta']:.4g}, "
+        f"θ={c['max_theta']:.4g} {c['loss_at_max']:.4f} "
+        f"(rise {c['rise_diff']:+.4f} ± {c['rise_se']:.4f})"
+    )
+    return gain_text, rise_text
+
+
+def _margin_cells(c: dict, label: str) -> list[dict]:
+    """The two cells of a judged curve: the gain and the rise, with their tolerances."""
+    return [
+        _cell(
+            label,
+            f"gain of the best θ in (0, {EB_MARGIN_SMALL:g}] over θ = 0",
+            c["gain_diff"],
+            None,
+            c["gain"],
+            tolerance=EB_MARGIN_SE_FACTOR * c["gain_se"],
+        ),
+        _cell(
+            label,
+            "rise of the largest θ above the minimum",
+            c["rise_diff"],
+            None,
+            c["degrades"],
+            tolerance=EB_MARGIN_SE_FACTOR * c["rise_se"],
+        ),
+    ]
+
+
+def _margin_claims(check: MarginCheck) -> tuple[list[dict], list[dict]]:
+    """The claim and its two parts with per-curve evidence, and the cells."""
+    parts, cells = {"gain": [], "degrades": [], "both": []}, []
+    for c in check.curves:
+        label = f"{c['dataset']} {c['loss']}"
+        if c["supports"] is None:
+            parts["both"].append((label, None, "not judged (folds or grid too small)"))
+            continue
+        gain_text, rise_text = _margin_texts(c)
+        parts["gain"].append((label, c["gain"], gain_text))
+        parts["degrades"].append((label, c["degrades"], rise_text))
+        parts["both"].append((label, c["supports"], f"{gain_text}; {rise_text}"))
+        cells += _margin_cells(c, label)
+
+    def evidence(items):
+        return "; ".join(f"{lab}: {_holds_text(h)} - {text}" for lab, h, text in items)
+
+    n_both, n_judged = check.count("supports"), check.n_judged
+    claims = [
+        _claim(
+            _EB_MARGIN_CLAIM,
+            check.agrees,
+            f"{_fraction_text(n_both, n_judged)} curves both gain and degrade "
+            f"(needed: {EB_GENERALLY:.0%}). " + evidence(parts["both"]),
+        )
+    ]
+    for key, text in _EB_MARGIN_PARTS:
+        k = check.count(key)
+        claims.append(
+            _claim(
+                text,
+                k >= EB_GENERALLY * n_judged,
+                f"{_fraction_text(k, n_judged)} curves. " + evidence(parts[key]),
+                sets_status=False,
+            )
+        )
+    return claims, cells
+
+
+def _render_margin(check: MarginCheck, target_id: str = "EB-F1", missing_datasets=()) -> Verdict:
+    """The verdict of a :class:`MarginCheck`.
+
+    Parameters
+    ----------
+    check : MarginCheck
+        What :func:`check_margin` found.
+    target_id : str, optional
+        ``"EB-F1"``.
+    missing_datasets : iterable of str, optional
+        The figure's datasets this run lacks (named in the summary).
+
+    Returns
+    -------
+    Verdict
+        As :func:`exactboost_margin_verdict`.
+    """
+    claims, cells = _margin_claims(check)
+    n_both, n_judged = check.count("supports"), check.n_judged
+    missing = [str(d) for d in missing_datasets if str(d)]
+    summary = (
+        f"{_fraction_text(n_both, n_judged)} (dataset, loss) curves gain with a small margin and "
+        f"degrade at the largest θ ({check.count('gain')} gain, {check.count('degrades')} "
+        f"degrade; needed: {EB_GENERALLY:.0%})"
+        + (f"; not in this run: {', '.join(missing)}" if missing else "")
+    )
+    details = {
+        "claims": claims,
+        "cells": cells,
+        "curves": list(check.curves),
+        "n_curves": n_judged,
+        "n_support": n_both,
+        "missing_datasets": missing,
+    }
+    status = "agrees" if check.agrees else "deviates"
+    return Verdict(target_id, status, summary, EB_MARGIN_RULE, _jsonable(details))
+
+
 def exactboost_margin_verdict(
     table: pd.DataFrame, target_id: str = "EB-F1", missing_datasets=()
 ) -> Verdict:
@@ -451,15 +818,10 @@ def exactboost_margin_verdict(
     though not always, the loss decreases with small positive margins, but becomes increasing once
     the margin is too large".
 
-    Rule (fixed before the sweep was run, D109), on each (dataset, loss) test curve of the coarse
-    grid (:data:`EB_MARGIN_GRID`), with paired differences over the folds (every θ of a fold shares
-    the model seed): *gain with small margins* when the lowest mean loss over θ in
-    (0, :data:`EB_MARGIN_SMALL`] is below the loss at θ = 0 by more than
-    :data:`EB_MARGIN_SE_FACTOR` standard errors of the paired difference; *degrades when too
-    large* when the loss at the largest θ exceeds the curve's lowest mean loss by more than
-    :data:`EB_MARGIN_SE_FACTOR` standard errors of that paired difference. A curve supports the
-    claim when both hold; ``agrees`` when at least :data:`EB_GENERALLY` of the judged curves
-    support it ("generally, though not always"), else ``deviates``. The two parts are also reported
+    The rule (fixed before the sweep was run, D109) is :data:`EB_MARGIN_RULE`, applied to each
+    (dataset, loss) test curve of the grid :data:`EB_MARGIN_GRID` by :func:`margin_curve_check`
+    (constants :data:`EB_MARGIN_SMALL`, :data:`EB_MARGIN_SE_FACTOR`); ``agrees`` when at least
+    :data:`EB_GENERALLY` of the judged curves support the claim. The two parts are also reported
     separately (not used for the status).
 
     Parameters
@@ -483,116 +845,4 @@ def exactboost_margin_verdict(
     ValueError
         Columns missing, no test curve of the judged grid, or no curve that can be judged.
     """
-    _check_target(target_id, ("EB-F1",))
-    table = _check_frame(table, _EB_MARGIN_COLUMNS, "the EB-F1 table")
-    sub = table[(table["grid"] == EB_MARGIN_GRID) & (table["split"] == "test")]
-    if sub.empty:
-        raise ValueError(f"the EB-F1 table has no test curve of the {EB_MARGIN_GRID} grid")
-    curves, cells, parts = [], [], {"gain": [], "degrades": [], "both": []}
-    for (dataset, loss), c in sub.groupby(["dataset", "loss"], sort=False):
-        c = c.sort_values("theta")
-        check = margin_curve_check(c["theta"].to_numpy(), _fold_matrix(c))
-        label = f"{dataset} {loss}"
-        both = None if check["gain"] is None else bool(check["gain"] and check["degrades"])
-        curves.append({"dataset": dataset, "loss": loss, **check, "supports": both})
-        if both is None:
-            parts["both"].append((label, None, "not judged (folds or grid too small)"))
-            continue
-        gain_text = (
-            f"θ=0 {check['loss_at_0']:.4f}, best in (0, {EB_MARGIN_SMALL:g}] "
-            f"{check['loss_at_best_small']:.4f} at θ={check['best_small_theta']:.4g} "
-            f"(gain {check['gain_diff']:+.4f} ± {check['gain_se']:.4f})"
-        )
-        rise_text = (
-            f"min {check['min_loss']:.4f} at θ={check['min_theta']:.4g}, "
-            f"θ={check['max_theta']:.4g} {check['loss_at_max']:.4f} "
-            f"(rise {check['rise_diff']:+.4f} ± {check['rise_se']:.4f})"
-        )
-        parts["gain"].append((label, check["gain"], gain_text))
-        parts["degrades"].append((label, check["degrades"], rise_text))
-        parts["both"].append((label, both, f"{gain_text}; {rise_text}"))
-        cells.append(
-            _cell(
-                label,
-                f"gain of the best θ in (0, {EB_MARGIN_SMALL:g}] over θ = 0",
-                check["gain_diff"],
-                None,
-                check["gain"],
-                tolerance=EB_MARGIN_SE_FACTOR * check["gain_se"],
-            )
-        )
-        cells.append(
-            _cell(
-                label,
-                "rise of the largest θ above the minimum",
-                check["rise_diff"],
-                None,
-                check["degrades"],
-                tolerance=EB_MARGIN_SE_FACTOR * check["rise_se"],
-            )
-        )
-    judged = [p for p in parts["both"] if p[1] is not None]
-    if not judged:
-        raise ValueError("EB-F1: no curve can be judged (2 folds and a grid through 0 needed)")
-
-    def share(items):
-        ok = [p for p in items if p[1] is not None]
-        return sum(p[1] for p in ok), len(ok)
-
-    def evidence(items):
-        return "; ".join(f"{lab}: {_holds_text(h)} - {text}" for lab, h, text in items)
-
-    n_both, n_judged = share(parts["both"])
-    ok = n_both >= EB_GENERALLY * n_judged
-    claims = [
-        _claim(
-            _EB_MARGIN_CLAIM,
-            ok,
-            f"{_fraction_text(n_both, n_judged)} curves both gain and degrade "
-            f"(needed: {EB_GENERALLY:.0%}). " + evidence(parts["both"]),
-        )
-    ]
-    for key, text in (
-        ("gain", "there are gains with small margins (θ in (0, 0.1] below θ = 0)"),
-        ("degrades", "the performance degrades with large θ (largest θ above the minimum)"),
-    ):
-        k, n = share(parts[key])
-        claims.append(
-            _claim(
-                text,
-                k >= EB_GENERALLY * n,
-                f"{_fraction_text(k, n)} curves. " + evidence(parts[key]),
-                sets_status=False,
-            )
-        )
-    k_gain, _ = share(parts["gain"])
-    k_deg, _ = share(parts["degrades"])
-    missing = [str(d) for d in missing_datasets if str(d)]
-    summary = (
-        f"{_fraction_text(n_both, n_judged)} (dataset, loss) curves gain with a small margin and "
-        f"degrade at the largest θ ({k_gain} gain, {k_deg} degrade; needed: {EB_GENERALLY:.0%})"
-        + (f"; not in this run: {', '.join(missing)}" if missing else "")
-    )
-    rule = (
-        f"Checks {_EB_MARGIN_CLAIM}. On each (dataset, loss) test curve of the {EB_MARGIN_GRID} "
-        "θ grid, with paired fold differences (every θ of a fold shares the model seed): 'gain' "
-        f"when the lowest mean loss over θ in (0, {EB_MARGIN_SMALL:g}] is below the loss at θ = 0 "
-        f"by more than {EB_MARGIN_SE_FACTOR:g} standard errors of the paired difference; "
-        "'degrades' when the loss at the largest θ exceeds the curve's lowest mean loss by more "
-        f"than {EB_MARGIN_SE_FACTOR:g} standard errors of that paired difference. A curve supports "
-        f"the claim when both hold; 'agrees' when at least {EB_GENERALLY:.0%} of the curves do "
-        "('generally, though not always'). The two parts are reported separately, not used for "
-        "the status."
-    )
-    details = {
-        "claims": claims,
-        "cells": cells,
-        "curves": curves,
-        "n_curves": n_judged,
-        "n_support": n_both,
-        "missing_datasets": missing,
-    }
-    return Verdict(target_id, "agrees" if ok else "deviates", summary, rule, _jsonable(details))
-
-
-# --- EB-TE, EB-T2: running times of ExactBoost and the exact baselines ---------------------------
+    return _render_margin(check_margin(table, target_id), target_id, missing_datasets)

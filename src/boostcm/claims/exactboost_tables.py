@@ -33,7 +33,6 @@ EB_CELLS_AGREE = 0.8
 EB_GENERALLY = 0.75
 EB_TOP_RANK = 2
 EB_RANK_DECIMALS = 2
-# EB-F2 (D112): a quantity "decreases in E" when, over the trajectories' E sorted, no step to the
 _EB_WHERE = {
     "EB-T3": "thesis section 2.3.2, Table 2.3 (= EBP Table 3), estimators against the exact benchmarks",
     "EB-T4": "thesis section 2.3.3, Table 2.4 (= EBP Table 4), ensemblers",
@@ -216,52 +215,60 @@ def _best_or_indistinguishable(stats, groups, target_id, columns_of=None):
     return passed, failed
 
 
+def _t3_best_claim(groups, stats_by_source) -> dict:
+    """EB-T3's caption: best or indistinguishable from the best benchmark, in every case."""
+    text = (
+        "Table 2.3 caption: 'ExactBoost has the best performance for all metrics' (read: best or "
+        "statistically indistinguishable from the best benchmark of its loss, in every case)"
+    )
+    res = {}
+    for source, stats in stats_by_source.items():
+        passed, failed = _best_or_indistinguishable(stats, groups, "EB-T3")
+        n = len(passed) + len(failed)
+        res[source] = (n > 0 and not failed) if n else None, passed, failed
+    holds, passed, failed = res["ours"]
+    evidence = f"{_fraction_text(len(passed), len(passed) + len(failed))} cases" + (
+        "; significantly worse in: "
+        + ", ".join(f"{case} than {', '.join(cols)}" for case, cols in failed)
+        if failed
+        else ""
+    )
+    return _labelled_claim("best for all metrics", text, holds, evidence, res["published"][0])
+
+
+def _t3_more_accurate_claim(groups, stats_by_source, loss: str, other: str) -> dict:
+    """EB-T3's caption: ExactBoost much more accurate than `other` (a column of `loss`)."""
+    text = (
+        f"Table 2.3 caption: ExactBoost is 'much more accurate than {other.split(': ')[1]}' "
+        f"({loss}; read: significantly lower loss in at least {EB_GENERALLY:.0%} of the "
+        "datasets and significantly higher in none)"
+    )
+    res = {}
+    for source, stats in stats_by_source.items():
+        eb_col = f"{loss}: ExactBoost"
+        rows = [r for r in groups if (r, eb_col) in stats and (r, other) in stats]
+        better = [r for r in rows if _worse(stats[(r, other)], stats[(r, eb_col)])]
+        worse = [r for r in rows if _worse(stats[(r, eb_col)], stats[(r, other)])]
+        ok = bool(rows) and len(better) >= EB_GENERALLY * len(rows) and not worse
+        res[source] = (ok if rows else None, rows, better, worse)
+    holds, rows, better, worse = res["ours"]
+    evidence = f"significantly better in {_fraction_text(len(better), len(rows))} datasets" + (
+        f", significantly worse in {', '.join(worse)}" if worse else ""
+    )
+    short = f"much more accurate than {other.split(': ')[1]}"
+    return _labelled_claim(short, text, holds, evidence, res["published"][0])
+
+
 def _eb_claims_estimators(table, target_id, stats_by_source):
-    claims = []
+    """The claims of an estimator table: EB-T3's caption, or the main text's (EB-T6, T8, T10)."""
     groups = _groups(table, target_id)
     if target_id == "EB-T3":
-        text = (
-            "Table 2.3 caption: 'ExactBoost has the best performance for all metrics' (read: best or "
-            "statistically indistinguishable from the best benchmark of its loss, in every case)"
-        )
-        res = {}
-        for source, stats in stats_by_source.items():
-            passed, failed = _best_or_indistinguishable(stats, groups, target_id)
-            n = len(passed) + len(failed)
-            res[source] = (n > 0 and not failed) if n else None, passed, failed
-        holds, passed, failed = res["ours"]
-        evidence = f"{_fraction_text(len(passed), len(passed) + len(failed))} cases" + (
-            "; significantly worse in: "
-            + ", ".join(f"{case} than {', '.join(cols)}" for case, cols in failed)
-            if failed
-            else ""
-        )
-        claims.append(
-            _labelled_claim("best for all metrics", text, holds, evidence, res["published"][0])
-        )
-        for loss, other in (("AUC", "AUC: Plugin Logistic"), ("P@k", "P@k: TopPush")):
-            text = (
-                f"Table 2.3 caption: ExactBoost is 'much more accurate than {other.split(': ')[1]}' "
-                f"({loss}; read: significantly lower loss in at least {EB_GENERALLY:.0%} of the "
-                "datasets and significantly higher in none)"
-            )
-            res = {}
-            for source, stats in stats_by_source.items():
-                eb_col = f"{loss}: ExactBoost"
-                rows = [r for r in groups if (r, eb_col) in stats and (r, other) in stats]
-                better = [r for r in rows if _worse(stats[(r, other)], stats[(r, eb_col)])]
-                worse = [r for r in rows if _worse(stats[(r, eb_col)], stats[(r, other)])]
-                ok = bool(rows) and len(better) >= EB_GENERALLY * len(rows) and not worse
-                res[source] = (ok if rows else None, rows, better, worse)
-            holds, rows, better, worse = res["ours"]
-            evidence = (
-                f"significantly better in {_fraction_text(len(better), len(rows))} datasets"
-                + (f", significantly worse in {', '.join(worse)}" if worse else "")
-            )
-            short = f"much more accurate than {other.split(': ')[1]}"
-            claims.append(_labelled_claim(short, text, holds, evidence, res["published"][0]))
-        return claims
+        return [_t3_best_claim(groups, stats_by_source)] + [
+            _t3_more_accurate_claim(groups, stats_by_source, loss, other)
+            for loss, other in (("AUC", "AUC: Plugin Logistic"), ("P@k", "P@k: TopPush"))
+        ]
     # EB-T6, EB-T8, EB-T10: the main text's claims, checked on every dataset of the table
+    claims = []
     exact = [c for c in table["column"].unique() if c in ("RankBoost", "DMKS", "TopPush")]
     surrogates = [
         c
@@ -277,6 +284,7 @@ def _eb_claims_estimators(table, target_id, stats_by_source):
 
 
 def _exact_benchmark_claim(groups, stats_by_source, exact: str) -> dict:
+    """Section 2.3.2: generally not significantly worse than the table's exact benchmark."""
     text = (
         "section 2.3.2: 'ExactBoost is generally better than loss-specific alternatives' (read: not "
         f"significantly worse than the table's exact benchmark, {exact}, in at least "
@@ -301,6 +309,7 @@ def _exact_benchmark_claim(groups, stats_by_source, exact: str) -> dict:
 
 
 def _surrogate_claim(groups, stats_by_source, surrogates, where, loss=None):
+    """Figure 2.2's caption: a surrogate is generally not significantly better than ExactBoost."""
     text = (
         "Figure 2.2 caption: 'Alternatives are generally worse than ExactBoost or statistically "
         f"indistinguishable' (read: a surrogate is not significantly better than ExactBoost in at "
@@ -334,6 +343,7 @@ def _surrogate_claim(groups, stats_by_source, surrogates, where, loss=None):
 
 
 def _rank(stats, row, columns, column) -> int:
+    """Rank of `column` among `columns` in `row` by the means rounded as printed (ties share)."""
     mine = round(stats[(row, column)].mean, EB_RANK_DECIMALS)
     return 1 + sum(
         round(stats[(row, c)].mean, EB_RANK_DECIMALS) < mine - _GRID_EPS
@@ -342,20 +352,11 @@ def _rank(stats, row, columns, column) -> int:
     )
 
 
-def _eb_claims_ensemblers(table, target_id, stats_by_source):
-    groups = _groups(table, target_id)
-    where = (
-        "the ten main datasets"
-        if target_id == "EB-T4"
-        else (
-            "the text says it of Table 2.4's ten datasets; checked here on every dataset of the table"
-        )
-    )
-    claims = []
-    # 1. generally the best (statistically)
+def _generally_best_claim(groups, target_id, stats_by_source, where: str) -> dict:
+    """Section 2.3.3: ExactBoost generally the best ensembler (not significantly worse)."""
     text = (
-        "section 2.3.3 and Table 2.4 caption: 'ExactBoost is generally the best performer' (read: not "
-        "significantly worse than any other ensembler in at least "
+        "section 2.3.3 and Table 2.4 caption: 'ExactBoost is generally the best performer' (read: "
+        "not significantly worse than any other ensembler in at least "
         f"{EB_GENERALLY:.0%} of the cases; {where})"
     )
     res = {}
@@ -364,22 +365,23 @@ def _eb_claims_ensemblers(table, target_id, stats_by_source):
         n = len(passed) + len(failed)
         res[source] = (len(passed) >= EB_GENERALLY * n if n else None, passed, failed)
     holds, passed, failed = res["ours"]
-    claims.append(
-        _labelled_claim(
-            "generally the best ensembler",
-            text,
-            holds,
-            f"{_fraction_text(len(passed), len(passed) + len(failed))} cases"
-            + (
-                "; significantly worse in: "
-                + ", ".join(f"{case} than {', '.join(cols)}" for case, cols in failed)
-                if failed
-                else ""
-            ),
-            res["published"][0],
-        )
+    return _labelled_claim(
+        "generally the best ensembler",
+        text,
+        holds,
+        f"{_fraction_text(len(passed), len(passed) + len(failed))} cases"
+        + (
+            "; significantly worse in: "
+            + ", ".join(f"{case} than {', '.join(cols)}" for case, cols in failed)
+            if failed
+            else ""
+        ),
+        res["published"][0],
     )
-    # 2. top 2 in all cases (ranks of the means as printed)
+
+
+def _top_rank_claim(groups, stats_by_source, where: str) -> dict:
+    """Table 2.4's caption: ExactBoost top 2 in all cases (ranks of the means as printed)."""
     text = (
         "Table 2.4 caption: ExactBoost is 'top 2 in all cases, for all losses' (read: at most "
         f"{EB_TOP_RANK - 1} other ensembler has a lower mean loss when the means are rounded to "
@@ -398,19 +400,19 @@ def _eb_claims_ensemblers(table, target_id, stats_by_source):
     holds, ranks = res["ours"]
     low = {r: v for r, v in ranks.items() if v > EB_TOP_RANK}
     first = sum(v == 1 for v in ranks.values())
-    claims.append(
-        _labelled_claim(
-            f"top {EB_TOP_RANK} in all cases",
-            text,
-            holds,
-            f"first in {_fraction_text(first, len(ranks))} cases, top {EB_TOP_RANK} in "
-            f"{_fraction_text(len(ranks) - len(low), len(ranks))}"
-            + (f"; rank {', '.join(f'{v} on {r}' for r, v in low.items())}" if low else ""),
-            res["published"][0],
-        )
+    return _labelled_claim(
+        f"top {EB_TOP_RANK} in all cases",
+        text,
+        holds,
+        f"first in {_fraction_text(first, len(ranks))} cases, top {EB_TOP_RANK} in "
+        f"{_fraction_text(len(ranks) - len(low), len(ranks))}"
+        + (f"; rank {', '.join(f'{v} on {r}' for r, v in low.items())}" if low else ""),
+        res["published"][0],
     )
-    # 3. matches or overcomes the best base model (our base models only)
-    stats = stats_by_source["ours"]
+
+
+def _best_base_model_claim(table, groups, stats) -> dict:
+    """Section 2.3.3: the ensembler matches or overcomes the best base model (ours only)."""
     base_cols = sorted(set(table.loc[table["role"] == "base model", "column"]))
     passed, failed = [], []
     for row in groups:
@@ -421,24 +423,38 @@ def _eb_claims_ensemblers(table, target_id, stats_by_source):
         best, name = min(bases, key=lambda t: t[0].mean)
         (failed if _worse(eb, best) else passed).append(f"{row} ({name.removeprefix('base: ')})")
     n = len(passed) + len(failed)
-    claims.append(
-        _labelled_claim(
-            "matches the best base model",
-            "section 2.3.3: ExactBoost 'is able to match or overcome the performance of the best base "
-            "model available' (read: the ExactBoost ensembler is not significantly worse than the "
-            "base model with the lowest mean test loss, in every case; only our numbers: the paper "
-            "prints no base-model losses)",
-            (not failed) if n else None,
-            f"{_fraction_text(len(passed), n)} cases"
-            + (
-                f"; significantly worse than the best base model in: {', '.join(failed)}"
-                if failed
-                else ""
-            ),
-            None,
+    return _labelled_claim(
+        "matches the best base model",
+        "section 2.3.3: ExactBoost 'is able to match or overcome the performance of the best base "
+        "model available' (read: the ExactBoost ensembler is not significantly worse than the "
+        "base model with the lowest mean test loss, in every case; only our numbers: the paper "
+        "prints no base-model losses)",
+        (not failed) if n else None,
+        f"{_fraction_text(len(passed), n)} cases"
+        + (
+            f"; significantly worse than the best base model in: {', '.join(failed)}"
+            if failed
+            else ""
+        ),
+        None,
+    )
+
+
+def _eb_claims_ensemblers(table, target_id, stats_by_source):
+    """The claims of an ensembler table: generally the best, top 2, the best base model."""
+    groups = _groups(table, target_id)
+    where = (
+        "the ten main datasets"
+        if target_id == "EB-T4"
+        else (
+            "the text says it of Table 2.4's ten datasets; checked here on every dataset of the table"
         )
     )
-    return claims
+    return [
+        _generally_best_claim(groups, target_id, stats_by_source, where),
+        _top_rank_claim(groups, stats_by_source, where),
+        _best_base_model_claim(table, groups, stats_by_source["ours"]),
+    ]
 
 
 def _per_method(cells) -> dict:
@@ -462,22 +478,241 @@ def _largest_deviations(cells, n=5) -> list[dict]:
     return sorted(compared, key=lambda c: -abs(c["ours"] - c["published"]))[:n]
 
 
-_EB_CELL_RULE = (
-    "A cell agrees when |ours - published| <= 2 sqrt(sd_ours^2 / n_folds + sd_pub^2 / 5) + half a "
-    "unit of the published mean's last printed digit, where sd_ours is the sample sd (ddof = 1) of "
-    "our fold losses and sd_pub the printed spread rounded up to the end of its rounding interval "
-    "(0.0 -> 0.05, 0.03 -> 0.035): twice the standard error of the difference of the two fold means "
-    f"plus the rounding of the printed value. The table agrees when at least {EB_CELLS_AGREE:.0%} of "
-    "the compared cells agree (an exact reproduction is expected to agree in about 90-95% of cells); "
-    "cells the paper marks OOT/OOM and datasets this run did not compute are not compared. "
+# The rule of every cell (EB-T3, T4, T6..T11; reported for EB-F3), written once.
+EB_CELL_RULE = (
+    f"A cell agrees when |ours - published| <= {EB_SE_FACTOR:g} sqrt(sd_ours^2 / n_folds + "
+    f"sd_pub^2 / {EB_PUBLISHED_FOLDS}) + half a unit of the published mean's last printed digit, "
+    "where sd_ours is the sample sd (ddof = 1) of our fold losses and sd_pub the printed spread "
+    "rounded up to the end of its rounding interval (0.0 -> 0.05, 0.03 -> 0.035): twice the "
+    "standard error of the difference of the two fold means plus the rounding of the printed "
+    f"value. The table agrees when at least {EB_CELLS_AGREE:.0%} of the compared cells agree (an "
+    "exact reproduction is expected to agree in about 90-95% of cells); cells the paper marks "
+    "OOT/OOM and datasets this run did not compute are not compared. "
 )
-_EB_CLAIM_RULE = (
+# How the claims of the tables are read (they are reported, not used for the status).
+EB_CLAIM_RULE = (
     "Claims (reported with what they give on the published numbers; they do not set the status): "
-    "'significantly worse' means a mean loss higher by more than 2 standard errors of the "
-    "difference (each side sd / sqrt(folds), published sd rounded up) plus the rounding of printed "
-    f"means; 'generally' means in at least {EB_GENERALLY:.0%} of the cases; ranks use the means "
-    f"rounded to {EB_RANK_DECIMALS} decimals, ties sharing the better rank."
+    f"'significantly worse' means a mean loss higher by more than {EB_SE_FACTOR:g} standard errors "
+    "of the difference (each side sd / sqrt(folds), published sd rounded up) plus the rounding of "
+    f"printed means; 'generally' means in at least {EB_GENERALLY:.0%} of the cases; ranks use the "
+    f"means rounded to {EB_RANK_DECIMALS} decimals, ties sharing the better rank."
 )
+# The ensembler tables' addition to the rule, filled with the input mode that sets the status.
+EB_INPUTS_RULE = (
+    " The status uses the ensemblers with inputs '{inputs}'; other input modes in the table are "
+    "compared with the same rule and reported; the published numbers are called closer to one "
+    "input mode when its cells agree most often and its mean |ours - published| is the smallest, "
+    "both strictly."
+)
+
+
+def _per_method(cells) -> dict:
+    """Agreeing cells per column, with the documented cause of a column below EB_CELLS_AGREE."""
+    out = {}
+    for c in cells:
+        if c["agrees"] is None:
+            continue
+        m = out.setdefault(c["column"], {"compared": 0, "agree": 0})
+        m["compared"] += 1
+        m["agree"] += int(c["agrees"])
+    for name, m in out.items():
+        m["fraction"] = m["agree"] / m["compared"]
+        cause = _EB_KNOWN_CAUSES.get(name.split(": ")[-1])
+        if cause and m["fraction"] < EB_CELLS_AGREE:
+            m["documented_difference"] = cause
+    return out
+
+
+def _largest_deviations(cells, n=5) -> list[dict]:
+    """The `n` compared cells farthest from the published value."""
+    compared = [c for c in cells if c["agrees"] is not None]
+    return sorted(compared, key=lambda c: -abs(c["ours"] - c["published"]))[:n]
+
+
+def _compared(cells) -> list[dict]:
+    """The cells judged (both ours and the published value present)."""
+    return [c for c in cells if c["agrees"] is not None]
+
+
+@dataclass(frozen=True)
+class ExactBoostTableCheck:
+    """What :func:`check_exactboost_table` found.
+
+    Parameters
+    ----------
+    target_id : str
+        The table checked (``"EB-T3"`` ... ``"EB-T11"``).
+    inputs : str
+        The ensemblers' input mode that sets the status (``""`` for the estimator tables).
+    ensembler : bool
+        Whether the table compares ensemblers.
+    cells : tuple of dict
+        Every published cell with ours beside it, ``agrees`` (None when not compared) and the
+        tolerance (the records of ``details["cells"]``).
+    claims : tuple of dict
+        The claims checked, each with ``holds`` on ours and ``holds_published``.
+    inputs_comparison : dict
+        Per input mode of an ensembler table: compared and agreeing cells, mean absolute
+        difference.
+    closer_inputs : str or None
+        The input mode the published cells resemble on both counts, if any.
+    """
+
+    target_id: str
+    inputs: str
+    ensembler: bool
+    cells: tuple[dict, ...]
+    claims: tuple[dict, ...]
+    inputs_comparison: dict
+    closer_inputs: str | None
+
+    @property
+    def n_compared(self) -> int:
+        """Number of cells compared."""
+        return len(_compared(self.cells))
+
+    @property
+    def n_agree(self) -> int:
+        """Number of compared cells that agree."""
+        return sum(c["agrees"] for c in _compared(self.cells))
+
+    @property
+    def agrees(self) -> bool:
+        """At least :data:`EB_CELLS_AGREE` of the compared cells agree (and some were compared)."""
+        return bool(self.n_compared) and self.n_agree >= EB_CELLS_AGREE * self.n_compared
+
+
+def _inputs_comparison(table: pd.DataFrame, target_id: str, modes) -> dict:
+    """Per ensembler input mode: cells compared, agreeing, and the mean |ours - published|."""
+    comparison = {}
+    for m in modes:
+        sub = table[(table["role"] == "cell") & (table["inputs"] == m)]
+        mc = _compared(_eb_cells(sub, target_id))
+        comparison[m] = {
+            "compared": len(mc),
+            "agree": sum(c["agrees"] for c in mc),
+            "mean_abs_difference": float(np.mean([abs(c["ours"] - c["published"]) for c in mc]))
+            if mc
+            else None,
+        }
+    return comparison
+
+
+def check_exactboost_table(
+    table: pd.DataFrame, target_id: str, default_inputs: str = "scores"
+) -> ExactBoostTableCheck:
+    """Compare every cell with the published one and check the claims (:data:`EB_CELL_RULE`).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        As for :func:`exactboost_table_verdict`.
+    target_id : {"EB-T3", "EB-T4", "EB-T6", ..., "EB-T11"}
+        The table checked.
+    default_inputs : {"scores", "scores+features"}, optional
+        The ensemblers' input mode that sets the status.
+
+    Returns
+    -------
+    ExactBoostTableCheck
+        The cells, the claims and the comparison of the input modes.
+
+    Raises
+    ------
+    ValueError
+        As :func:`exactboost_table_verdict`.
+    """
+    if target_id == "EB-F3":
+        raise ValueError("EB-F3 is a figure: use exactboost_figure_verdict")
+    table = _eb_check_table(table, target_id)
+    ensembler = target_id in _EB_ENSEMBLER_TABLES
+    modes = sorted(set(table.loc[table["role"] == "cell", "inputs"])) if ensembler else [""]
+    if ensembler and default_inputs not in modes:
+        raise ValueError(f"{target_id} table has no ensembler rows with inputs {default_inputs!r}")
+    mode = default_inputs if ensembler else ""
+    main = table[(table["role"] != "cell") | (table["inputs"] == mode)].reset_index(drop=True)
+    cells = _eb_cells(main, target_id)
+    stats = {
+        "ours": _eb_stats(main, target_id, "ours"),
+        "published": _eb_stats(main, target_id, "published"),
+    }
+    claims = (
+        _eb_claims_ensemblers(main, target_id, stats)
+        if ensembler
+        else _eb_claims_estimators(main, target_id, stats)
+    )
+    comparison = _inputs_comparison(table, target_id, modes if ensembler else [])
+    closer = _closer_inputs(comparison)
+    return ExactBoostTableCheck(
+        target_id, mode, ensembler, tuple(cells), tuple(claims), comparison, closer
+    )
+
+
+def _table_summary(check: ExactBoostTableCheck, per_method: dict, not_run: list) -> str:
+    """The one-line summary of an ExactBoost table verdict."""
+    n_agree, n_compared, mode = check.n_agree, check.n_compared, check.inputs
+    comparison, closer = check.inputs_comparison, check.closer_inputs
+    off = [
+        f"{name} {m['agree']}/{m['compared']}"
+        for name, m in per_method.items()
+        if m["fraction"] < EB_CELLS_AGREE
+    ]
+    claim_text = ", ".join(f"{c['short']} {_holds_text(c['holds'])}" for c in check.claims)
+    others = ", ".join(
+        f"{m} {v['agree']}/{v['compared']}" for m, v in comparison.items() if m != mode
+    )
+    return (
+        f"{n_agree} of {n_compared} compared cells agree"
+        + (f" ({n_agree / n_compared:.0%})" if n_compared else "")
+        + (f" with inputs {mode}" if check.ensembler else "")
+        + (f"; columns below {EB_CELLS_AGREE:.0%}: {', '.join(off)}" if off else "")
+        + (f"; other input modes: {others}" if len(comparison) > 1 else "")
+        + (
+            f"; the published numbers are closer to inputs {closer}"
+            if closer
+            else "; no input mode is closer to the published numbers on both counts"
+            if len(comparison) > 1
+            else ""
+        )
+        + (f"; claims: {claim_text}" if claim_text else "")
+        + (f"; not run here: {', '.join(not_run)}" if not_run else "")
+    )
+
+
+def _render_exactboost_table(check: ExactBoostTableCheck) -> Verdict:
+    """The verdict of an :class:`ExactBoostTableCheck`: summary, rule, cells and claims.
+
+    Parameters
+    ----------
+    check : ExactBoostTableCheck
+        What :func:`check_exactboost_table` found.
+
+    Returns
+    -------
+    Verdict
+        As :func:`exactboost_table_verdict`.
+    """
+    cells, claims = list(check.cells), list(check.claims)
+    per_method = _per_method(cells)
+    not_run = sorted({c["dataset"] for c in cells if c["ours"] is None})
+    rule = f"Checks {_EB_WHERE[check.target_id]}. " + EB_CELL_RULE + EB_CLAIM_RULE
+    if check.ensembler:
+        rule += EB_INPUTS_RULE.format(inputs=check.inputs)
+    details = {
+        "cells": cells,
+        "n_compared": check.n_compared,
+        "n_agree": check.n_agree,
+        "per_method": per_method,
+        "largest_deviations": _largest_deviations(cells),
+        "claims": claims,
+        "inputs": check.inputs,
+        "inputs_comparison": check.inputs_comparison,
+        "closer_inputs": check.closer_inputs,
+        "not_run": not_run,
+    }
+    status = "agrees" if check.agrees else "deviates"
+    summary = _table_summary(check, per_method, not_run)
+    return Verdict(check.target_id, status, summary, rule, _jsonable(details))
 
 
 def exactboost_table_verdict(
@@ -490,28 +725,14 @@ def exactboost_table_verdict(
     its baselines as estimators (EB-T3, T6, T8, T10) or as ensemblers of six base models (EB-T4, T7,
     T9, T11), and the claims the text makes of them.
 
-    Rule (fixed before the full run, D73): a cell agrees when
-    ``|ours − published| <= 2 sqrt(sd_ours² / n_folds + sd_pub² / 5) + u/2``, with sd_ours the
-    sample sd (ddof = 1) of our fold losses, sd_pub the printed spread rounded up to the end of its
-    rounding interval (``0.0`` → 0.05, ``0.03`` → 0.035) and u the unit of the published mean's last
-    printed digit (0.01): twice the standard error of the difference of two 5-fold means, plus the
-    rounding of the printed value. ``agrees`` when at least 80 % of the compared cells agree (an
-    exact reproduction is expected to agree in about 90-95 % of its cells: the rule is a two-sigma
-    test per cell), else ``deviates``. Published OOT/OOM cells and datasets this run did not compute
-    are listed and not compared.
-
-    Claims, reported with their value on our numbers and on the published ones (they do not set the
-    status): EB-T3's caption ("best performance for all metrics": not significantly worse than any
-    benchmark of its loss, in every case; "much more accurate than Plugin Logistic and TopPush":
-    significantly better on at least 75 % of the datasets, worse on none); EB-T6/T8/T10, the main
-    text on all datasets (not significantly worse than the exact benchmark on at least 75 %; Figure
-    2.2's "alternatives generally worse or statistically indistinguishable": a surrogate not
-    significantly better in at least 75 % of the points); the ensembler tables ("generally the best":
-    not significantly worse than any other ensembler in at least 75 % of the cases; "top 2 in all
-    cases": rank <= 2 of the means rounded to two decimals, in every case; "match or overcome the
-    best base model": not significantly worse than the best base model, in every case, ours only).
-    "Significantly worse" = mean loss higher by more than 2 standard errors of the difference plus
-    the rounding of printed means.
+    The rule (fixed before the full run, D73) is :data:`EB_CELL_RULE`: a two-sigma test per cell
+    (constants :data:`EB_SE_FACTOR`, :data:`EB_PUBLISHED_FOLDS`) plus the rounding of the printed
+    value, ``agrees`` when at least :data:`EB_CELLS_AGREE` of the compared cells agree. The claims
+    are read as :data:`EB_CLAIM_RULE` says and reported with their value on our numbers and on the
+    published ones (they do not set the status): EB-T3's caption; EB-T6/T8/T10, the main text and
+    Figure 2.2's caption on all datasets; the ensembler tables' "generally the best", "top 2 in all
+    cases" and "match or overcome the best base model" (ours only). Ensembler tables add
+    :data:`EB_INPUTS_RULE`.
 
     Parameters
     ----------
@@ -520,6 +741,7 @@ def exactboost_table_verdict(
         ``role`` (``cell`` or ``base model``), ``inputs``, ``n_folds``, ``ours_mean``, ``ours_sd``,
         ``published`` (the printed cell, e.g. ``"0.11 ± 0.03"``, ``"OOT"``).
     target_id : {"EB-T3", "EB-T4", "EB-T6", ..., "EB-T11"}
+        The table checked.
     default_inputs : {"scores", "scores+features"}, optional
         The ensemblers' input mode that sets the status; other modes in the table (EB-T4) are
         compared with the published cells too and reported in ``details["inputs_comparison"]``;
@@ -540,92 +762,7 @@ def exactboost_table_verdict(
         Unknown target, missing columns, NaN where a cell was computed, fewer than 2 folds, an
         unparsable published cell, or no row of the default input mode.
     """
-    if target_id == "EB-F3":
-        raise ValueError("EB-F3 is a figure: use exactboost_figure_verdict")
-    table = _eb_check_table(table, target_id)
-    ensembler = target_id in _EB_ENSEMBLER_TABLES
-    modes = sorted(set(table.loc[table["role"] == "cell", "inputs"])) if ensembler else [""]
-    if ensembler and default_inputs not in modes:
-        raise ValueError(f"{target_id} table has no ensembler rows with inputs {default_inputs!r}")
-    mode = default_inputs if ensembler else ""
-    main = table[(table["role"] != "cell") | (table["inputs"] == mode)].reset_index(drop=True)
-    cells = _eb_cells(main, target_id)
-    compared = [c for c in cells if c["agrees"] is not None]
-    n_agree = sum(c["agrees"] for c in compared)
-    stats = {
-        "ours": _eb_stats(main, target_id, "ours"),
-        "published": _eb_stats(main, target_id, "published"),
-    }
-    claims = (
-        _eb_claims_ensemblers(main, target_id, stats)
-        if ensembler
-        else _eb_claims_estimators(main, target_id, stats)
-    )
-    per_method = _per_method(cells)
-    comparison = {}
-    for m in modes if ensembler else []:
-        sub = table[(table["role"] == "cell") & (table["inputs"] == m)]
-        mc = [c for c in _eb_cells(sub, target_id) if c["agrees"] is not None]
-        comparison[m] = {
-            "compared": len(mc),
-            "agree": sum(c["agrees"] for c in mc),
-            "mean_abs_difference": float(np.mean([abs(c["ours"] - c["published"]) for c in mc]))
-            if mc
-            else None,
-        }
-    closer = _closer_inputs(comparison)
-    not_run = sorted({c["dataset"] for c in cells if c["ours"] is None})
-    status = "agrees" if compared and n_agree >= EB_CELLS_AGREE * len(compared) else "deviates"
-    off = [
-        f"{name} {m['agree']}/{m['compared']}"
-        for name, m in per_method.items()
-        if m["fraction"] < EB_CELLS_AGREE
-    ]
-    claim_text = ", ".join(f"{c['short']} {_holds_text(c['holds'])}" for c in claims)
-    summary = (
-        f"{n_agree} of {len(compared)} compared cells agree"
-        + (f" ({n_agree / len(compared):.0%})" if compared else "")
-        + (f" with inputs {mode}" if ensembler else "")
-        + (f"; columns below {EB_CELLS_AGREE:.0%}: {', '.join(off)}" if off else "")
-        + (
-            "; other input modes: "
-            + ", ".join(
-                f"{m} {v['agree']}/{v['compared']}" for m, v in comparison.items() if m != mode
-            )
-            if len(comparison) > 1
-            else ""
-        )
-        + (
-            f"; the published numbers are closer to inputs {closer}"
-            if closer
-            else "; no input mode is closer to the published numbers on both counts"
-            if len(comparison) > 1
-            else ""
-        )
-        + (f"; claims: {claim_text}" if claim_text else "")
-        + (f"; not run here: {', '.join(not_run)}" if not_run else "")
-    )
-    rule = f"Checks {_EB_WHERE[target_id]}. " + _EB_CELL_RULE + _EB_CLAIM_RULE
-    if ensembler:
-        rule += (
-            f" The status uses the ensemblers with inputs '{mode}'; other input modes in the table "
-            "are compared with the same rule and reported; the published numbers are called "
-            "closer to one input mode when its cells agree most often and its mean |ours - "
-            "published| is the smallest, both strictly."
-        )
-    details = {
-        "cells": cells,
-        "n_compared": len(compared),
-        "n_agree": n_agree,
-        "per_method": per_method,
-        "largest_deviations": _largest_deviations(cells),
-        "claims": claims,
-        "inputs": mode,
-        "inputs_comparison": comparison,
-        "closer_inputs": closer,
-        "not_run": not_run,
-    }
-    return Verdict(target_id, status, summary, rule, _jsonable(details))
+    return _render_exactboost_table(check_exactboost_table(table, target_id, default_inputs))
 
 
 def _closer_inputs(comparison: dict) -> str | None:
