@@ -73,6 +73,10 @@ from .calibration import (
     SHIFT_RANGE_LEVEL,
     SHIFT_RULE,
     SHIFT_WORSE_RATIO,
+    CovariateShiftCheck,
+    ShiftClaim,
+    ShiftMethod,
+    covariate_shift_check,
     covariate_shift_verdict,
 )
 from .conformal import (
@@ -243,6 +247,10 @@ __all__ = [
     "SHIFT_PUBLISHED",
     "SHIFT_CLAIMS",
     "SHIFT_RULE",
+    "CovariateShiftCheck",
+    "ShiftClaim",
+    "ShiftMethod",
+    "covariate_shift_check",
     "covariate_shift_verdict",
     "QS_TABLE_TARGETS",
     "QS_METHODS",
