@@ -85,6 +85,7 @@ rule qs_table:
             labels={"target": "{target}", "kind": "table"},
         ),
         runs=f"{QS_DIR}/{{target}}/runs.parquet",
+        chosen=f"{QS_DIR}/{{target}}/chosen.parquet",
     log:
         "results/logs/tables/{target}.log",
     wildcard_constraints:
@@ -98,7 +99,7 @@ rule qs_table:
     shell:
         "boostcm quantile-surrogate table --target {wildcards.target} {input.chunks}"
         " --paper-dir {params.paper_dir} --out {output.table} --runs-out {output.runs}"
-        " > {log} 2>&1"
+        " --chosen-out {output.chosen} > {log} 2>&1"
 
 
 rule qs_table_notebook:
