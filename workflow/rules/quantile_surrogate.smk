@@ -106,7 +106,7 @@ rule qs_table_notebook:
     input:
         notebook="notebooks/quantile_surrogate.ipynb",
         table="results/tables/{target}.csv",
-        runs=f"{QS_DIR}/{{target}}/runs.parquet",
+        chosen=f"{QS_DIR}/{{target}}/chosen.parquet",
     output:
         executed="results/notebooks/{target}.ipynb",
         figure=report(
@@ -131,7 +131,7 @@ rule qs_table_notebook:
             output.executed,
             target_id=wildcards.target,
             table_csv=input.table,
-            runs=input.runs,
+            chosen=input.chosen,
             figure=output.figure,
             verdict=output.verdict,
         ),
