@@ -45,7 +45,7 @@ SHIFT_RULE = (
 class ShiftMethod:
     """One method's per-run ECEs against its published single-run ECE.
 
-    Attributes
+    Parameters
     ----------
     mean, sd : float
         Mean and sd (ddof 1; None with one run) of the per-run ECEs.
@@ -72,7 +72,7 @@ class ShiftMethod:
 class ShiftClaim:
     """One claim "``worse`` has a larger ECE than ``better``", paired over the runs.
 
-    Attributes
+    Parameters
     ----------
     claim, worse, better : str
         The claim in words and the two methods.
@@ -106,7 +106,7 @@ class ShiftClaim:
 class CovariateShiftCheck:
     """Outcome of :data:`SHIFT_RULE` on the per-run ECEs of GUPTA-F2 or GUPTA-F3.
 
-    Attributes
+    Parameters
     ----------
     target_id : str
         The target judged.

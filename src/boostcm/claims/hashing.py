@@ -44,7 +44,7 @@ HASH_RULE = (
 class HashValueCheck:
     """One value (recall or reduction ratio) of one method against the published cell.
 
-    Attributes
+    Parameters
     ----------
     name : str
         ``"recall"`` or ``"reduction ratio"``.
@@ -73,7 +73,7 @@ class HashValueCheck:
 class HashMethodCheck:
     """One published method of a HASH-T3.x table against our best row.
 
-    Attributes
+    Parameters
     ----------
     model : str
         The method as printed.
@@ -105,7 +105,7 @@ class HashMethodCheck:
 class HashingCheck:
     """Outcome of the HASH-T3.x rule :data:`HASH_RULE` on one table.
 
-    Attributes
+    Parameters
     ----------
     target_id : str
         The target judged.
@@ -338,7 +338,7 @@ def _norm(value) -> str:
 class RecordLookup:
     """The printed rows looked up in one dataset's records.
 
-    Attributes
+    Parameters
     ----------
     dataset : str
         The dataset's name.
@@ -364,7 +364,7 @@ class RecordLookup:
 class ExampleRecordsCheck:
     """Outcome of the HASH-T3.1 / T3.2 lookup (:data:`RECORDS_RULE`).
 
-    Attributes
+    Parameters
     ----------
     target_id : str
         The target.

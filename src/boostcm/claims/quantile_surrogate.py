@@ -55,7 +55,7 @@ def _qs_check_table(table: pd.DataFrame) -> pd.DataFrame:
 class QSCell:
     """One published cell of QS-T1 / QS-T2 beside ours (published C protocol).
 
-    Attributes
+    Parameters
     ----------
     tau_pct : float
         The rate, in percent.
@@ -86,7 +86,7 @@ class QSCell:
 class QuantileTableCheck:
     """Outcome of :data:`QS_TABLE_RULE` on one table.
 
-    Attributes
+    Parameters
     ----------
     target_id : str
         The target judged.
@@ -184,6 +184,7 @@ def _qs_claims(table: pd.DataFrame, chosen: pd.DataFrame, n: int) -> dict:
     t_crit = float(student_t.ppf(QS_CLAIM_LEVEL, n - 1))
 
     def _bound(x, sign):
+        """One-sided bound of the mean of ``x``: upper for sign +1, lower for -1."""
         x = np.asarray(x, dtype=float)
         sd = x.std(ddof=1)
         return float(x.mean() + sign * t_crit * sd / math.sqrt(x.size))
@@ -370,7 +371,7 @@ QS_F1_RULE = (
 class F1Rate:
     """The paired comparison of the quantile loss and the baseline at one rate.
 
-    Attributes
+    Parameters
     ----------
     tau : float
         The rate.
@@ -400,7 +401,7 @@ class F1Rate:
 class QuantileF1Check:
     """Outcome of :data:`QS_F1_RULE`.
 
-    Attributes
+    Parameters
     ----------
     target_id : str
         The target judged.
@@ -574,7 +575,7 @@ QS_F2_RULE = (
 class PrecisionAtRecallCheck:
     """Outcome of :data:`QS_F2_RULE` on our mixture.
 
-    Attributes
+    Parameters
     ----------
     target_id : str
         The target judged.
