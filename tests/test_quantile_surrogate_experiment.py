@@ -149,7 +149,7 @@ def _verdict(runs):
             for m in best.index.levels[1]
         },
     )
-    return quantile_table_verdict(summary_table(runs, paper), runs, "QS-T1")
+    return quantile_table_verdict(summary_table(runs, paper), select_c(runs), "QS-T1")
 
 
 def test_table_verdict_agrees_when_the_claims_hold_and_fails_when_they_do_not():
@@ -164,12 +164,14 @@ def test_table_verdict_agrees_when_the_claims_hold_and_fails_when_they_do_not():
     # a published cell far from ours does not agree
     runs = _fake_runs()
     paper = _paper([1, 5], {m: ["0.10 ± 0.01", "0.10 ± 0.01"] for m in ("LR", "AATP", "Q1", "Q3")})
-    far = quantile_table_verdict(summary_table(runs, paper), runs, "QS-T1")
+    far = quantile_table_verdict(summary_table(runs, paper), select_c(runs), "QS-T1")
     assert far.status == "deviates" and not any(c["agrees"] for c in far.details["cells"])
     one = _fake_runs(n=1)
-    assert quantile_table_verdict(summary_table(one, paper), one, "QS-T1").status == "built"
+    assert (
+        quantile_table_verdict(summary_table(one, paper), select_c(one), "QS-T1").status == "built"
+    )
     with pytest.raises(ValueError, match="target_id"):
-        quantile_table_verdict(summary_table(runs, paper), runs, "QS-F2")
+        quantile_table_verdict(summary_table(runs, paper), select_c(runs), "QS-F2")
 
 
 def test_mixture_sampling_and_settings():
@@ -234,6 +236,36 @@ def test_cli_refuses_a_bad_rate_without_output(tmp_path, capsys):
     assert not out.exists()
     args[args.index("0.1,1.5")] = "0.1,0.2"
     assert main(args) == 0 and out.exists()
+
+
+def test_table_cli_writes_the_choice_of_c_the_verdict_reads(tmp_path):
+    from pathlib import Path
+
+    from boostcm._io import write_parquet
+
+    runs = _fake_runs(n=4)
+    chunks = []
+    for first in (0, 2):
+        chunk = tmp_path / f"chunk{first}.parquet"
+        part = runs[runs["split"].isin([first, first + 1])]
+        write_parquet(chunk, part, {"target": "QS-T1", "first": first, "count": 2})
+        chunks.append(str(chunk))
+    table, out, chosen = (tmp_path / f for f in ("QS-T1.csv", "runs.parquet", "chosen.parquet"))
+    paper_dir = Path(__file__).resolve().parents[1] / "config" / "paper"
+    args = ["quantile-surrogate", "table", "--target", "QS-T1", *chunks, "--paper-dir"]
+    args += [str(paper_dir), "--out", str(table), "--runs-out", str(out)]
+    assert main([*args, "--chosen-out", str(chosen)]) == 0
+    written = pd.read_parquet(chosen)
+    pd.testing.assert_frame_equal(written, select_c(pd.read_parquet(out)))
+    assert (
+        set(written["protocol"]) == {"best_test", "validation"} and written["split"].nunique() == 4
+    )
+    # the notebook's verdict on the file is the verdict on the aggregation of the runs
+    t = pd.read_csv(table)
+    assert (
+        quantile_table_verdict(t, written, "QS-T1").to_dict()
+        == quantile_table_verdict(t, select_c(runs), "QS-T1").to_dict()
+    )
 
 
 # --- QS-F1 on a synthetic stand-in for KDD Cup 2008 ------------------------------------------

@@ -85,6 +85,7 @@ rule qs_table:
             labels={"target": "{target}", "kind": "table"},
         ),
         runs=f"{QS_DIR}/{{target}}/runs.parquet",
+        chosen=f"{QS_DIR}/{{target}}/chosen.parquet",
     log:
         "results/logs/tables/{target}.log",
     wildcard_constraints:
@@ -98,14 +99,14 @@ rule qs_table:
     shell:
         "boostcm quantile-surrogate table --target {wildcards.target} {input.chunks}"
         " --paper-dir {params.paper_dir} --out {output.table} --runs-out {output.runs}"
-        " > {log} 2>&1"
+        " --chosen-out {output.chosen} > {log} 2>&1"
 
 
 rule qs_table_notebook:
     input:
         notebook="notebooks/quantile_surrogate.ipynb",
         table="results/tables/{target}.csv",
-        runs=f"{QS_DIR}/{{target}}/runs.parquet",
+        chosen=f"{QS_DIR}/{{target}}/chosen.parquet",
     output:
         executed="results/notebooks/{target}.ipynb",
         figure=report(
@@ -130,7 +131,7 @@ rule qs_table_notebook:
             output.executed,
             target_id=wildcards.target,
             table_csv=input.table,
-            runs=input.runs,
+            chosen=input.chosen,
             figure=output.figure,
             verdict=output.verdict,
         ),

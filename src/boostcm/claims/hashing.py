@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,238 @@ _HASH_CLAIMS = {
     "HASH-T3.5": "thesis section 3.3.5, Table 3.5 (Restaurant)",
 }
 _HASH_VALUES = (("recall", "recall"), ("reduction ratio", "rr"))
+HASH_RULE = (
+    "Checks {claim}: mean ± sd over seeds of recall and reduction ratio of "
+    "each method's best configuration. A value agrees when |ours - published| <= "
+    "{factor:g} sqrt(sd_ours^2 + sd_paper^2) + {slack} (a missing sd counts as "
+    "0); a method agrees when recall and RR both agree, and a published method missing from "
+    "our table does not. 'agrees' when every published method agrees. Note: the sds are the "
+    "seeds' spreads, not standard errors of the means, so the tolerance is about 2.8x wider "
+    "than two standard errors of the difference of two 8-seed means."
+)
+
+
+@dataclass(frozen=True)
+class HashValueCheck:
+    """One value (recall or reduction ratio) of one method against the published cell.
+
+    Parameters
+    ----------
+    name : str
+        ``"recall"`` or ``"reduction ratio"``.
+    published, published_sd : float
+        The published mean and sd (sd 0 when none is printed; the mean NaN when unparsable for a
+        method missing from our table).
+    ours, ours_sd : float or None
+        Our mean and sd over seeds (sd 0 when NaN); None when the method is not in our table.
+    diff, tolerance : float or None
+        ours - published and ``HASH_SD_FACTOR`` sqrt(ours_sd² + published_sd²) + ``HASH_SLACK``.
+    agrees : bool
+        Whether |diff| <= tolerance (False when the method is missing).
+    """
+
+    name: str
+    published: float
+    published_sd: float
+    ours: float | None = None
+    ours_sd: float | None = None
+    diff: float | None = None
+    tolerance: float | None = None
+    agrees: bool = False
+
+
+@dataclass(frozen=True)
+class HashMethodCheck:
+    """One published method of a HASH-T3.x table against our best row.
+
+    Parameters
+    ----------
+    model : str
+        The method as printed.
+    paper_recall, paper_rr : str
+        The published cells as printed (``"mean ± sd"``).
+    values : tuple of HashValueCheck
+        Recall, then reduction ratio.
+    missing : bool
+        The method is not in our table.
+    printed : dict
+        Our table's own formatted cells (``recall``, ``reduction ratio``) where it has them.
+    config : object
+        Our table's ``config`` cell ("" when the table has none).
+    agrees : bool
+        Both values agree (False when missing).
+    """
+
+    model: str
+    paper_recall: str
+    paper_rr: str
+    values: tuple
+    missing: bool
+    printed: dict
+    config: object
+    agrees: bool
+
+
+@dataclass(frozen=True)
+class HashingCheck:
+    """Outcome of the HASH-T3.x rule :data:`HASH_RULE` on one table.
+
+    Parameters
+    ----------
+    target_id : str
+        The target judged.
+    methods : tuple of HashMethodCheck
+        One per published method, in the published order.
+    n_agree : int
+        Number of published methods that agree.
+    agrees : bool
+        Every published method agrees.
+    """
+
+    target_id: str
+    methods: tuple
+    n_agree: int
+    agrees: bool
+
+
+def _hash_value(target_id, name, cell, ours_mean, ours_sd) -> HashValueCheck:
+    """Compare one published ``mean ± sd`` cell with our mean and sd."""
+    pm, ps = split_pm(cell)
+    if math.isnan(pm):
+        raise ValueError(f"{target_id} paper: unparsable {name} cell {cell!r}")
+    ps = 0.0 if math.isnan(ps) else ps
+    ours_mean, osd = float(ours_mean), float(ours_sd)
+    osd = 0.0 if math.isnan(osd) else osd
+    diff = ours_mean - pm
+    tol = HASH_SD_FACTOR * math.sqrt(osd**2 + ps**2) + HASH_SLACK
+    ok = bool(abs(diff) <= tol + _GRID_EPS)
+    return HashValueCheck(name, pm, ps, ours_mean, osd, diff, tol, ok)
+
+
+def _hash_method(target_id, p, ours: pd.DataFrame) -> HashMethodCheck:
+    """Check one published row ``p`` against our rows of the same method."""
+    head = (p["model"], p["recall"], p["reduction ratio"])
+    if ours.empty:
+        values = tuple(HashValueCheck(name, *split_pm(p[name])) for name, _ in _HASH_VALUES)
+        return HashMethodCheck(*head, values, True, {}, "", False)
+    o = ours.iloc[0]
+    values = tuple(
+        _hash_value(target_id, name, p[name], o[f"{col}_mean"], o[f"{col}_sd"])
+        for name, col in _HASH_VALUES
+    )
+    printed = {name: o[name] for name, _ in _HASH_VALUES if name in o.index}
+    config = o["config"] if "config" in o.index else ""
+    return HashMethodCheck(*head, values, False, printed, config, all(v.agrees for v in values))
+
+
+def hashing_check(table: pd.DataFrame, paper: pd.DataFrame, target_id: str) -> HashingCheck:
+    """Apply :data:`HASH_RULE` to our best rows and the published table, without rendering.
+
+    Parameters
+    ----------
+    table, paper : pandas.DataFrame
+        As in :func:`hashing_verdict`.
+    target_id : {"HASH-T3.3", "HASH-T3.4", "HASH-T3.5"}
+        The target judged.
+
+    Returns
+    -------
+    HashingCheck
+        Per published method, each value's difference, tolerance and outcome.
+
+    Raises
+    ------
+    ValueError
+        As :func:`hashing_verdict`.
+    """
+    _check_target(target_id, _HASH_CLAIMS)
+    table = _check_frame(
+        table, ["model", "recall_mean", "recall_sd", "rr_mean", "rr_sd"], f"{target_id} table"
+    )
+    paper = _check_frame(paper, ["model", "recall", "reduction ratio"], f"{target_id} paper")
+    _check_no_nan(table, ["model", "recall_mean", "rr_mean"], f"{target_id} table")
+    dup = table["model"][table["model"].duplicated()].tolist()
+    if dup:
+        raise ValueError(f"{target_id} table: method(s) {dup} appear more than once")
+    methods = tuple(
+        _hash_method(target_id, p, table[table["model"] == p["model"]]) for _, p in paper.iterrows()
+    )
+    n_agree = sum(m.agrees for m in methods)
+    return HashingCheck(target_id, methods, n_agree, n_agree == len(methods))
+
+
+def _render_hash_method(m: HashMethodCheck) -> tuple:
+    """The comparison row, the cells and the claim of one published method."""
+    row = {"model": m.model, "paper recall": m.paper_recall, "paper reduction ratio": m.paper_rr}
+    claim = (
+        f"{m.model}: recall {m.paper_recall}, reduction ratio {m.paper_rr} "
+        "(best configuration, mean ± sd over 8 seeds)"
+    )
+    if m.missing:
+        cells = [
+            _cell(m.model, v.name, None, v.published, False, note="not in our table")
+            for v in m.values
+        ]
+        return (
+            {**row, "missing": True, "agrees": False},
+            cells,
+            _claim(claim, False, "the method is not in our table"),
+        )
+    cells, evidence = [], []
+    for v in m.values:
+        row[f"our {v.name}"] = m.printed.get(v.name, f"{v.ours:.4f} ± {v.ours_sd:.4f}")
+        row[f"{v.name} diff"] = round(v.diff, 4)
+        row[f"{v.name} tolerance"] = round(v.tolerance, 4)
+        cells.append(
+            _cell(
+                m.model,
+                v.name,
+                v.ours,
+                v.published,
+                v.agrees,
+                ours_sd=v.ours_sd,
+                published_sd=v.published_sd,
+                tolerance=round(v.tolerance, 4),
+            )
+        )
+        evidence.append(
+            f"{v.name} {v.ours:.4f} ± {v.ours_sd:.4f}, |diff| {abs(v.diff):.4f} "
+            f"{'<=' if v.agrees else '>'} tolerance {v.tolerance:.4f}"
+        )
+    row.update({"our config": m.config, "missing": False, "agrees": bool(m.agrees)})
+    config = f" ({m.config})" if m.config else ""
+    return row, cells, _claim(claim, m.agrees, "ours: " + "; ".join(evidence) + config)
+
+
+def _render_hashing(check: HashingCheck) -> Verdict:
+    """The HASH-T3.x verdict of a :class:`HashingCheck`."""
+    rows, cells, claims = [], [], []
+    for m in check.methods:
+        row, m_cells, claim = _render_hash_method(m)
+        rows.append(row)
+        cells.extend(m_cells)
+        claims.append(claim)
+    summary = (
+        f"{check.n_agree} of {len(rows)} methods within tolerance of the published recall and RR; "
+        + "; ".join(
+            f"{r['model']}: not in our table"
+            if r["missing"]
+            else f"{r['model']}: recall {r['our recall']} vs {r['paper recall']}, RR "
+            f"{r['our reduction ratio']} vs {r['paper reduction ratio']}"
+            + (f" ({r['our config']})" if r["our config"] else "")
+            for r in rows
+        )
+    )
+    rule = HASH_RULE.format(
+        claim=_HASH_CLAIMS[check.target_id], factor=HASH_SD_FACTOR, slack=HASH_SLACK
+    )
+    return Verdict(
+        check.target_id,
+        "agrees" if check.agrees else "deviates",
+        summary,
+        rule,
+        _jsonable({"comparison": rows, "cells": cells, "claims": claims}),
+    )
 
 
 def hashing_verdict(table: pd.DataFrame, paper: pd.DataFrame, target_id: str) -> Verdict:
@@ -35,16 +268,9 @@ def hashing_verdict(table: pd.DataFrame, paper: pd.DataFrame, target_id: str) ->
 
     Checks thesis section 3.3.5, Tables 3.3 (RLdata500), 3.4 (RLdata10000) and 3.5 (Restaurant):
     for each method (our model, TLSH, KLSH) the mean ± sd over 8 seeds of recall and reduction
-    ratio (RR) of the configuration maximising mean(recall) + mean(RR).
-
-    Rule: a value agrees when |ours − published| <= 2 sqrt(sd_ours² + sd_paper²) + 0.005, with a
-    missing sd (one seed; none printed) taken as 0. A method agrees when both its recall and its RR
-    agree; a published method missing from our table does not agree. ``agrees`` when every published
-    method agrees, else ``deviates``.
-
-    The tolerance uses the seeds' standard deviations, not the standard errors of the 8-seed means:
-    it is about sqrt(8) ≈ 2.8 times wider than two standard errors of the difference of two 8-seed
-    means, so it asks whether the two means are within about two single-seed spreads (a loose check).
+    ratio (RR) of the configuration maximising mean(recall) + mean(RR). The rule is
+    :data:`HASH_RULE` (numbers :data:`HASH_SD_FACTOR`, :data:`HASH_SLACK`); the check alone is
+    :func:`hashing_check`.
 
     Parameters
     ----------
@@ -56,6 +282,7 @@ def hashing_verdict(table: pd.DataFrame, paper: pd.DataFrame, target_id: str) ->
         The published table as strings (``boostcm.report.paper_table``): ``model``, ``recall``,
         ``reduction ratio`` with cells such as ``"0.9925 ± 0.0055"``.
     target_id : {"HASH-T3.3", "HASH-T3.4", "HASH-T3.5"}
+        The target judged.
 
     Returns
     -------
@@ -70,107 +297,10 @@ def hashing_verdict(table: pd.DataFrame, paper: pd.DataFrame, target_id: str) ->
         Empty tables, missing columns, a method twice in our table, NaN in our means, or an
         unparsable published cell.
     """
-    _check_target(target_id, _HASH_CLAIMS)
-    table = _check_frame(
-        table, ["model", "recall_mean", "recall_sd", "rr_mean", "rr_sd"], f"{target_id} table"
-    )
-    paper = _check_frame(paper, ["model", "recall", "reduction ratio"], f"{target_id} paper")
-    _check_no_nan(table, ["model", "recall_mean", "rr_mean"], f"{target_id} table")
-    dup = table["model"][table["model"].duplicated()].tolist()
-    if dup:
-        raise ValueError(f"{target_id} table: method(s) {dup} appear more than once")
-
-    rows, cells, claims = [], [], []
-    for _, p in paper.iterrows():
-        row = {
-            "model": p["model"],
-            "paper recall": p["recall"],
-            "paper reduction ratio": p["reduction ratio"],
-        }
-        claim = (
-            f"{p['model']}: recall {p['recall']}, reduction ratio {p['reduction ratio']} "
-            "(best configuration, mean ± sd over 8 seeds)"
-        )
-        ours = table[table["model"] == p["model"]]
-        if ours.empty:
-            rows.append({**row, "missing": True, "agrees": False})
-            for name, _ in _HASH_VALUES:
-                pm, ps = split_pm(p[name])
-                cells.append(_cell(p["model"], name, None, pm, False, note="not in our table"))
-            claims.append(_claim(claim, False, "the method is not in our table"))
-            continue
-        o = ours.iloc[0]
-        ok = True
-        evidence = []
-        for name, col in _HASH_VALUES:
-            pm, ps = split_pm(p[name])
-            if math.isnan(pm):
-                raise ValueError(f"{target_id} paper: unparsable {name} cell {p[name]!r}")
-            ps = 0.0 if math.isnan(ps) else ps
-            om, osd = float(o[f"{col}_mean"]), float(o[f"{col}_sd"])
-            osd = 0.0 if math.isnan(osd) else osd
-            diff = om - pm
-            tol = HASH_SD_FACTOR * math.sqrt(osd**2 + ps**2) + HASH_SLACK
-            row[f"our {name}"] = o[name] if name in o.index else f"{om:.4f} ± {osd:.4f}"
-            row[f"{name} diff"] = round(diff, 4)
-            row[f"{name} tolerance"] = round(tol, 4)
-            value_ok = abs(diff) <= tol + _GRID_EPS
-            ok &= value_ok
-            cells.append(
-                _cell(
-                    p["model"],
-                    name,
-                    om,
-                    pm,
-                    value_ok,
-                    ours_sd=osd,
-                    published_sd=ps,
-                    tolerance=round(tol, 4),
-                )
-            )
-            evidence.append(
-                f"{name} {om:.4f} ± {osd:.4f}, |diff| {abs(diff):.4f} "
-                f"{'<=' if value_ok else '>'} tolerance {tol:.4f}"
-            )
-        row["our config"] = o["config"] if "config" in o.index else ""
-        row["missing"] = False
-        row["agrees"] = bool(ok)
-        rows.append(row)
-        config = f" ({row['our config']})" if row["our config"] else ""
-        claims.append(_claim(claim, ok, "ours: " + "; ".join(evidence) + config))
-
-    n_agree = sum(r["agrees"] for r in rows)
-    status = "agrees" if n_agree == len(rows) else "deviates"
-    summary = (
-        f"{n_agree} of {len(rows)} methods within tolerance of the published recall and RR; "
-        + "; ".join(
-            f"{r['model']}: not in our table"
-            if r["missing"]
-            else f"{r['model']}: recall {r['our recall']} vs {r['paper recall']}, RR "
-            f"{r['our reduction ratio']} vs {r['paper reduction ratio']}"
-            + (f" ({r['our config']})" if r["our config"] else "")
-            for r in rows
-        )
-    )
-    rule = (
-        f"Checks {_HASH_CLAIMS[target_id]}: mean ± sd over seeds of recall and reduction ratio of "
-        "each method's best configuration. A value agrees when |ours - published| <= "
-        f"{HASH_SD_FACTOR:g} sqrt(sd_ours^2 + sd_paper^2) + {HASH_SLACK} (a missing sd counts as "
-        "0); a method agrees when recall and RR both agree, and a published method missing from "
-        "our table does not. 'agrees' when every published method agrees. Note: the sds are the "
-        "seeds' spreads, not standard errors of the means, so the tolerance is about 2.8x wider "
-        "than two standard errors of the difference of two 8-seed means."
-    )
-    return Verdict(
-        target_id,
-        status,
-        summary,
-        rule,
-        _jsonable({"comparison": rows, "cells": cells, "claims": claims}),
-    )
+    return _render_hashing(hashing_check(table, paper, target_id))
 
 
-# --- CP-F1.1, CP-F4.1: marginal coverage under dependence ---------------------------------------
+# --- HASH-T3.1, HASH-T3.2: the thesis's example rows --------------------------------------------
 
 RECORD_COLUMNS = {
     "HASH-T3.1": {
@@ -188,9 +318,15 @@ _RECORD_CLAIMS = {
     "HASH-T3.1": "thesis section 3.3.1, Table 3.1 (RLDATA500 / RLDATA10000)",
     "HASH-T3.2": "thesis section 3.3.1, Table 3.2 (Restaurant)",
 }
+RECORDS_RULE = (
+    "Nothing to compare (an illustration): the status is 'built'. Each printed row is looked "
+    "up in the processed records (all printed fields equal, ignoring case); the claims list "
+    "whether every row was found and whether the highlighted rows share one entity id."
+)
 
 
 def _norm(value) -> str:
+    """A record field as compared: lower case, stripped, whole floats as integers, NaN as ""."""
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return ""
     if isinstance(value, float) and value == int(value):
@@ -198,14 +334,160 @@ def _norm(value) -> str:
     return str(value).strip().lower()
 
 
+@dataclass(frozen=True)
+class RecordLookup:
+    """The printed rows looked up in one dataset's records.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    rows, entities : tuple of int or None
+        Per printed row, the first matching record's row number and entity id (None: not found).
+    found : int
+        Number of printed rows found.
+    highlighted_entities : tuple of int
+        The distinct entity ids of the highlighted rows found, sorted.
+    one_entity : bool
+        Every highlighted row was found and they share one entity id.
+    """
+
+    dataset: str
+    rows: tuple
+    entities: tuple
+    found: int
+    highlighted_entities: tuple
+    one_entity: bool
+
+
+@dataclass(frozen=True)
+class ExampleRecordsCheck:
+    """Outcome of the HASH-T3.1 / T3.2 lookup (:data:`RECORDS_RULE`).
+
+    Parameters
+    ----------
+    target_id : str
+        The target.
+    n_printed : int
+        Number of printed rows.
+    lookups : tuple of RecordLookup
+        One per records dataset (empty when none was processed).
+    all_found : bool
+        Every printed row was found in every dataset.
+    all_one_entity : bool
+        In every dataset the highlighted rows are one entity.
+    """
+
+    target_id: str
+    n_printed: int
+    lookups: tuple
+    all_found: bool
+    all_one_entity: bool
+
+
+def _lookup(name: str, df: pd.DataFrame, printed: pd.DataFrame, mapping: dict) -> RecordLookup:
+    """Look every printed row up in the records ``df`` of dataset ``name``."""
+    keys = df[list(mapping.values())].map(_norm).agg("|".join, axis=1).to_numpy()
+    rows, entities = [], []
+    for _, r in printed.iterrows():
+        hits = np.flatnonzero(keys == "|".join(_norm(r[c]) for c in mapping))
+        rows.append(int(hits[0]) if hits.size else None)
+        entities.append(int(df["entity_id"].iloc[hits[0]]) if hits.size else None)
+    hl = {e for e, h in zip(entities, printed["highlighted"]) if str(h) == "yes"}
+    hl = tuple(sorted(e for e in hl if e is not None))
+    n_hl = int((printed["highlighted"].astype(str) == "yes").sum())
+    column = pd.Series(pd.array(entities, dtype="Int64"), index=printed.index)
+    one = len(hl) == 1 and int(column[printed["highlighted"] == "yes"].notna().sum()) == n_hl
+    found = sum(x is not None for x in rows)
+    return RecordLookup(name, tuple(rows), tuple(entities), found, hl, one)
+
+
+def example_records_check(
+    printed: pd.DataFrame, records: dict, target_id: str
+) -> ExampleRecordsCheck:
+    """Look the printed example rows up in the processed records, without rendering.
+
+    Parameters
+    ----------
+    printed, records, target_id
+        As in :func:`example_records_verdict`.
+
+    Returns
+    -------
+    ExampleRecordsCheck
+        Per dataset, where each printed row was found and whether the highlighted rows are one
+        entity.
+
+    Raises
+    ------
+    ValueError
+        As :func:`example_records_verdict`.
+    """
+    _check_target(target_id, RECORD_COLUMNS)
+    mapping = RECORD_COLUMNS[target_id]
+    printed = _check_frame(printed, [*mapping, "highlighted"], f"{target_id} printed rows")
+    for name, df in records.items():
+        _check_frame(df, [*mapping.values(), "entity_id"], f"{target_id} records of {name}")
+    lookups = tuple(_lookup(name, df, printed, mapping) for name, df in records.items())
+    return ExampleRecordsCheck(
+        target_id,
+        len(printed),
+        lookups,
+        all(lk.found == len(printed) for lk in lookups),
+        all(lk.one_entity for lk in lookups),
+    )
+
+
+def _render_example_records(check: ExampleRecordsCheck, table: pd.DataFrame) -> Verdict:
+    """The ``built`` HASH-T3.1 / T3.2 verdict of an :class:`ExampleRecordsCheck`."""
+    lines = [
+        f"{lk.found} of {check.n_printed} printed rows found in {lk.dataset}"
+        for lk in check.lookups
+    ]
+    claims = []
+    if check.lookups:
+        claims.append(
+            _claim(
+                f"the rows of {_RECORD_CLAIMS[check.target_id]} are records of the dataset",
+                check.all_found,
+                "; ".join(lines),
+            )
+        )
+        claims.append(
+            _claim(
+                "the rows highlighted in yellow are duplicated entries (records of one entity)",
+                check.all_one_entity,
+                "; ".join(
+                    f"{lk.dataset}: highlighted rows have entity id(s) "
+                    f"{list(lk.highlighted_entities) or 'none found'}"
+                    for lk in check.lookups
+                ),
+            )
+        )
+        summary = "; ".join(lines) + (
+            "; the highlighted rows are one entity"
+            if check.all_one_entity
+            else "; the highlighted rows are not all found as one entity"
+        )
+    else:
+        summary = (
+            f"{check.n_printed} rows as printed; not looked up (no records dataset processed in "
+            "this run)"
+        )
+    details = {
+        "claims": claims,
+        "rows": table.astype(object).where(table.notna(), None).to_dict(orient="records"),
+    }
+    return Verdict(check.target_id, "built", summary, RECORDS_RULE, _jsonable(details))
+
+
 def example_records_verdict(printed: pd.DataFrame, records: dict, target_id: str) -> tuple:
     """HASH-T3.1 / T3.2: are the example rows the thesis prints records of the datasets?
 
     Thesis section 3.3.1 shows example rows of RLDATA500 / RLDATA10000 (Table 3.1) and of
     Restaurant (Table 3.2), with the duplicated entries highlighted in yellow. Nothing is computed
-    in the thesis; the status is ``built``. Two claims are checked on the processed records: every
-    printed row is a record (all its printed fields equal, case-insensitively, to one record's),
-    and the highlighted rows are records of one entity.
+    in the thesis; the status is ``built``. The rule is :data:`RECORDS_RULE`; the lookup alone is
+    :func:`example_records_check`.
 
     Parameters
     ----------
@@ -216,6 +498,7 @@ def example_records_verdict(printed: pd.DataFrame, records: dict, target_id: str
         Processed records by dataset name (columns as in the parquet files, with ``entity_id``);
         may be empty, when no dataset was processed in the run.
     target_id : {"HASH-T3.1", "HASH-T3.2"}
+        The target.
 
     Returns
     -------
@@ -228,79 +511,9 @@ def example_records_verdict(printed: pd.DataFrame, records: dict, target_id: str
     ValueError
         Unknown target, a printed column missing, or a records table without its columns.
     """
-    _check_target(target_id, RECORD_COLUMNS)
-    mapping = RECORD_COLUMNS[target_id]
-    printed = _check_frame(printed, [*mapping, "highlighted"], f"{target_id} printed rows")
-    for name, df in records.items():
-        _check_frame(df, [*mapping.values(), "entity_id"], f"{target_id} records of {name}")
-    table = printed.copy()
-    found_all, highlighted_entities, lines = True, {}, []
-    keys = {
-        name: df[list(mapping.values())].map(_norm).agg("|".join, axis=1).to_numpy()
-        for name, df in records.items()
-    }
-    for name, df in records.items():
-        rows, entities = [], []
-        for _, r in printed.iterrows():
-            key = "|".join(_norm(r[c]) for c in mapping)
-            hits = np.flatnonzero(keys[name] == key)
-            rows.append(int(hits[0]) if hits.size else None)
-            entities.append(int(df["entity_id"].iloc[hits[0]]) if hits.size else None)
-        table[f"{name} row"] = pd.array(rows, dtype="Int64")
-        table[f"{name} entity"] = pd.array(entities, dtype="Int64")
-        found = sum(x is not None for x in rows)
-        found_all &= found == len(printed)
-        hl = {e for e, h in zip(entities, printed["highlighted"]) if str(h) == "yes"}
-        highlighted_entities[name] = sorted(e for e in hl if e is not None)
-        lines.append(f"{found} of {len(printed)} printed rows found in {name}")
-    claims = []
-    if records:
-        claims.append(
-            _claim(
-                f"the rows of {_RECORD_CLAIMS[target_id]} are records of the dataset",
-                found_all,
-                "; ".join(lines),
-            )
-        )
-        n_hl = int((printed["highlighted"].astype(str) == "yes").sum())
-        one_entity = {
-            name: len(e) == 1
-            and int(table[f"{name} entity"][printed["highlighted"] == "yes"].notna().sum()) == n_hl
-            for name, e in highlighted_entities.items()
-        }
-        claims.append(
-            _claim(
-                "the rows highlighted in yellow are duplicated entries (records of one entity)",
-                all(one_entity.values()),
-                "; ".join(
-                    f"{name}: highlighted rows have entity id(s) {highlighted_entities[name] or 'none found'}"
-                    for name in records
-                ),
-            )
-        )
-        summary = "; ".join(lines) + (
-            "; the highlighted rows are one entity"
-            if all(one_entity.values())
-            else "; the highlighted rows are not all found as one entity"
-        )
-    else:
-        summary = (
-            f"{len(printed)} rows as printed; not looked up (no records dataset processed in "
-            "this run)"
-        )
-    rule = (
-        "Nothing to compare (an illustration): the status is 'built'. Each printed row is looked "
-        "up in the processed records (all printed fields equal, ignoring case); the claims list "
-        "whether every row was found and whether the highlighted rows share one entity id."
-    )
-    details = {
-        "claims": claims,
-        "rows": table.astype(object).where(table.notna(), None).to_dict(orient="records"),
-    }
-    return Verdict(target_id, "built", summary, rule, _jsonable(details)), table
-
-
-# --- CP-F4.3, CP-T4.1: online split CQR on the 2021 one-minute series ---------------------------
-
-# CP-F4.3 (D78): the caption's level, a "drastic" day (miscoverage at least twice alpha) and the
-# smallest day it is judged on, and the stride check's equivalence margin and false-alarm rate.
+    check = example_records_check(printed, records, target_id)
+    table = printed.reset_index(drop=True)
+    for lk in check.lookups:
+        table[f"{lk.dataset} row"] = pd.array(list(lk.rows), dtype="Int64")
+        table[f"{lk.dataset} entity"] = pd.array(list(lk.entities), dtype="Int64")
+    return _render_example_records(check, table), table

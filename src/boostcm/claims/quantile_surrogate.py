@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
@@ -41,25 +42,296 @@ QS_TABLE_RULE = (
 )
 
 
+QS_CHOSEN_COLUMNS = ("split", "method", "tau", "protocol", "precision")
+
+
 def _qs_check_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Validate the QS table's columns (``summary_table``)."""
     cols = ["tau_pct", "method", "protocol", "n_splits", "mean", "sd"]
     return _check_frame(table, cols + ["published_mean", "published_sd"], "QS table")
 
 
-def quantile_table_verdict(table: pd.DataFrame, runs: pd.DataFrame, target_id: str) -> Verdict:
+@dataclass(frozen=True)
+class QSCell:
+    """One published cell of QS-T1 / QS-T2 beside ours (published C protocol).
+
+    Parameters
+    ----------
+    tau_pct : float
+        The rate, in percent.
+    method : str
+        The column (LR, AATP, Q1, Q3).
+    ours, ours_sd : float
+        Our mean and sd over splits (sd 0 with one split or none).
+    published, published_sd : float
+        The published mean and sd (over ``QS_PUBLISHED_SPLITS`` splits).
+    band : float
+        The tolerance: ``QS_CELL_Z`` times the standard error of the difference plus
+        ``QS_CELL_ROUNDING``.
+    agrees : bool
+        |ours - published| <= band.
+    """
+
+    tau_pct: float
+    method: str
+    ours: float
+    ours_sd: float
+    published: float
+    published_sd: float
+    band: float
+    agrees: bool
+
+
+@dataclass(frozen=True)
+class QuantileTableCheck:
+    """Outcome of :data:`QS_TABLE_RULE` on one table.
+
+    Parameters
+    ----------
+    target_id : str
+        The target judged.
+    n_splits : int
+        Number of our splits.
+    cells : tuple of QSCell
+        The published cells, by tau then method.
+    protocol_gap : dict of str to float
+        Per method, mean over tau of the published protocol's P@tau minus the validation one's.
+    judged : bool
+        At least ``QS_MIN_SPLITS`` splits (else the fields below are empty or None).
+    t_critical : float or None
+        One-sided ``QS_CLAIM_LEVEL`` t quantile.
+    taus : tuple of float
+        The rates of the paired comparison, ascending.
+    q3_minus_aatp, upper : tuple of float
+        Per tau, mean over splits of Q3 - AATP and its one-sided upper bound.
+    worse : tuple of float
+        The rates where Q3 is significantly worse than AATP (upper bound below 0).
+    contrast, contrast_lower : float or None
+        Mean of (Q3 - AATP) at the smallest tau minus at the largest, and its lower bound.
+    matches_aatp, largest_at_small : bool or None
+        The two claims.
+    published_matches_aatp, published_largest_at_small : bool or None
+        The two claims on the published means.
+    n_cells_agree : int
+        Number of cells that agree.
+    agrees : bool
+        Judged, at least ``QS_MIN_CELL_SHARE`` of the cells agree and both claims hold.
+    """
+
+    target_id: str
+    n_splits: int
+    cells: tuple
+    protocol_gap: dict
+    judged: bool = False
+    t_critical: float | None = None
+    taus: tuple = ()
+    q3_minus_aatp: tuple = ()
+    upper: tuple = ()
+    worse: tuple = ()
+    contrast: float | None = None
+    contrast_lower: float | None = None
+    matches_aatp: bool | None = None
+    largest_at_small: bool | None = None
+    published_matches_aatp: bool | None = None
+    published_largest_at_small: bool | None = None
+    n_cells_agree: int = 0
+    agrees: bool = False
+
+
+def _qs_cells(table: pd.DataFrame, n: int) -> tuple:
+    """The published cells beside ours under the published C protocol."""
+    cells = []
+    ours = table[table["protocol"] == "best_test"]
+    for r in ours.sort_values(["tau_pct", "method"]).itertuples():
+        if not np.isfinite(r.published_mean):
+            continue
+        sd_o = float(r.sd) if n > 1 and np.isfinite(r.sd) else 0.0
+        band = QS_CELL_Z * math.sqrt(sd_o**2 / max(n, 1) + r.published_sd**2 / QS_PUBLISHED_SPLITS)
+        diff = float(r.mean) - float(r.published_mean)
+        cells.append(
+            QSCell(
+                r.tau_pct,
+                r.method,
+                float(r.mean),
+                sd_o,
+                float(r.published_mean),
+                float(r.published_sd),
+                band + QS_CELL_ROUNDING,
+                bool(abs(diff) <= band + QS_CELL_ROUNDING),
+            )
+        )
+    return tuple(cells)
+
+
+def _qs_protocol_gap(table: pd.DataFrame) -> dict:
+    """Per method, mean over tau of P@tau under the published protocol minus the validation one."""
+    gap = {}
+    for m in QS_METHODS:
+        a = table[(table["method"] == m) & (table["protocol"] == "best_test")]
+        v = table[(table["method"] == m) & (table["protocol"] == "validation")]
+        both = a.merge(v, on="tau_pct", suffixes=("_a", "_v"))
+        if len(both):
+            gap[m] = float((both["mean_a"] - both["mean_v"]).mean())
+    return gap
+
+
+def _qs_claims(table: pd.DataFrame, chosen: pd.DataFrame, n: int) -> dict:
+    """The paired comparisons of Q3 and AATP over the splits, and the same on the published."""
+    chosen = chosen[chosen["protocol"] == "best_test"]
+    wide = chosen.pivot_table(index=["split", "tau"], columns="method", values="precision")
+    taus = sorted(wide.index.get_level_values("tau").unique())
+    d = (wide["Q3"] - wide["AATP"]).unstack("tau")
+    t_crit = float(student_t.ppf(QS_CLAIM_LEVEL, n - 1))
+
+    def _bound(x, sign):
+        """One-sided bound of the mean of ``x``: upper for sign +1, lower for -1."""
+        x = np.asarray(x, dtype=float)
+        sd = x.std(ddof=1)
+        return float(x.mean() + sign * t_crit * sd / math.sqrt(x.size))
+
+    upper = tuple(_bound(d[t], +1) for t in taus)
+    pub = table[table["protocol"] == "best_test"].drop_duplicates(["tau_pct", "method"])
+    pub = pub.pivot(index="tau_pct", columns="method", values="published_mean")
+    pub_d = (pub["Q3"] - pub["AATP"]).sort_index()
+    contrast = d[taus[0]] - d[taus[-1]]
+    lower = _bound(contrast, -1)
+    worse = tuple(t for t, u in zip(taus, upper) if u < 0)
+    return dict(
+        judged=True,
+        t_critical=t_crit,
+        taus=tuple(taus),
+        q3_minus_aatp=tuple(d[t].mean() for t in taus),
+        upper=upper,
+        worse=worse,
+        contrast=contrast.mean(),
+        contrast_lower=lower,
+        matches_aatp=not worse,
+        largest_at_small=lower > 0,
+        published_matches_aatp=bool((pub_d >= -QS_CELL_ROUNDING).all()),
+        published_largest_at_small=bool(pub_d.iloc[0] > pub_d.iloc[-1]),
+    )
+
+
+def quantile_table_check(
+    table: pd.DataFrame, chosen: pd.DataFrame, target_id: str
+) -> QuantileTableCheck:
+    """Apply :data:`QS_TABLE_RULE` to a QS table and its chosen C per split, without rendering.
+
+    Parameters
+    ----------
+    table, chosen, target_id
+        As in :func:`quantile_table_verdict`.
+
+    Returns
+    -------
+    QuantileTableCheck
+        The cells, the protocol gap and, with enough splits, the claims' statistics.
+
+    Raises
+    ------
+    ValueError
+        If the target is unknown or a column is missing.
+    """
+    _check_target(target_id, QS_TABLE_TARGETS)
+    table = _qs_check_table(table)
+    _check_frame(chosen, list(QS_CHOSEN_COLUMNS), "QS chosen C")
+    n = int(chosen["split"].nunique())
+    cells = _qs_cells(table, n)
+    gap = _qs_protocol_gap(table)
+    if n < QS_MIN_SPLITS:
+        return QuantileTableCheck(target_id, n, cells, gap)
+    claims = _qs_claims(table, chosen, n)
+    k = sum(c.agrees for c in cells)
+    share = k / len(cells) if cells else 0.0
+    ok = share >= QS_MIN_CELL_SHARE and claims["matches_aatp"] and claims["largest_at_small"]
+    return QuantileTableCheck(target_id, n, cells, gap, **claims, n_cells_agree=k, agrees=ok)
+
+
+def _render_quantile_table(check: QuantileTableCheck) -> Verdict:
+    """The QS-T1 / QS-T2 verdict of a :class:`QuantileTableCheck`."""
+    rule = QS_TABLE_RULE.format(
+        z=QS_CELL_Z,
+        n_pub=QS_PUBLISHED_SPLITS,
+        rounding=QS_CELL_ROUNDING,
+        level=QS_CLAIM_LEVEL,
+        share=QS_MIN_CELL_SHARE,
+        min_splits=QS_MIN_SPLITS,
+    )
+    n, gap = check.n_splits, check.protocol_gap
+    cells = [
+        {
+            "row": f"tau = {c.tau_pct:g} %",
+            "column": c.method,
+            "ours": c.ours,
+            "ours_sd": c.ours_sd,
+            "published": c.published,
+            "published_sd": c.published_sd,
+            "band": c.band,
+            "agrees": c.agrees,
+        }
+        for c in check.cells
+    ]
+    if not check.judged:
+        details = {"n_splits": n, "cells": cells, "claims": [], "protocol_gap": gap}
+        return Verdict(check.target_id, "built", f"{n} split(s): too few to judge", rule, details)
+    taus = check.taus
+    claim_a = _labelled_claim(
+        "matches AATP",
+        "matching or beating Accuracy at the top (Q3 vs AATP at every tau)",
+        check.matches_aatp,
+        "mean Q3 - AATP per tau: "
+        + ", ".join(
+            f"{100 * t:g} %: {m:+.3f} (upper {u:+.3f})"
+            for t, m, u in zip(taus, check.q3_minus_aatp, check.upper)
+        )
+        + (
+            "; significantly worse at " + ", ".join(f"{100 * t:g} %" for t in check.worse)
+            if check.worse
+            else ""
+        ),
+        check.published_matches_aatp,
+    )
+    claim_b = _labelled_claim(
+        "largest at small tau",
+        "the largest improvements occurring for small tau",
+        check.largest_at_small,
+        f"(Q3 - AATP) at {100 * taus[0]:g} % minus at {100 * taus[-1]:g} %: "
+        f"{check.contrast:+.3f} (lower bound {check.contrast_lower:+.3f})",
+        check.published_largest_at_small,
+    )
+    claims = [claim_a, claim_b]
+    failed = [c["short"] for c in claims if not c["holds"]]
+    gaps = ", ".join(f"{m} {g:+.3f}" for m, g in gap.items())
+    summary = (
+        f"over {n} splits {_fraction_text(check.n_cells_agree, len(cells))} published cells "
+        "agree; claims: "
+        + "; ".join(f"{c['short']} {_holds_text(c['holds'])}" for c in claims)
+        + f"; best-test minus validation C choice, mean over tau: {gaps}"
+    )
+    if failed:
+        summary += f" (not supported: {', '.join(failed)})"
+    details = {"n_splits": n, "t_critical": check.t_critical, "cells": cells, "claims": claims}
+    details["protocol_gap"] = gap
+    status = "agrees" if check.agrees else "deviates"
+    return Verdict(check.target_id, status, summary, rule, details)
+
+
+def quantile_table_verdict(table: pd.DataFrame, chosen: pd.DataFrame, target_id: str) -> Verdict:
     """Judge QS-T1 or QS-T2 (Mackey, Luo & Eban, Tables 1 and 2) on our splits.
 
-    The rule (``QS_TABLE_RULE``) was fixed before the full results: every published cell is
-    compared with ours under the published C-selection protocol, with a two-sample 99 % band
-    plus the printed rounding; the claims "matching or beating AATP" and "the largest
-    improvements occurring for small tau" are paired comparisons over our splits.
+    The rule is :data:`QS_TABLE_RULE` (numbers ``QS_CELL_*``, ``QS_PUBLISHED_SPLITS``,
+    ``QS_CLAIM_LEVEL``, ``QS_MIN_*``), fixed before the full results; the check alone is
+    :func:`quantile_table_check`.
 
     Parameters
     ----------
     table : pandas.DataFrame
         The table of `boostcm.experiments.quantile_surrogate.summary_table`.
-    runs : pandas.DataFrame
-        The per-split runs of `boostcm.experiments.quantile_surrogate.run_splits`.
+    chosen : pandas.DataFrame
+        Test P@tau per split under both C-selection protocols, as aggregated by
+        `boostcm.experiments.quantile_surrogate.select_c` (the workflow's
+        ``results/quantile_surrogate/<ID>/chosen.parquet``): columns split, method, tau,
+        protocol, precision.
     target_id : {"QS-T1", "QS-T2"}
         The target judged.
 
@@ -75,121 +347,7 @@ def quantile_table_verdict(table: pd.DataFrame, runs: pd.DataFrame, target_id: s
     ValueError
         If the target is unknown or a column is missing.
     """
-    from ..experiments.quantile_surrogate import select_c
-
-    _check_target(target_id, QS_TABLE_TARGETS)
-    table = _qs_check_table(table)
-    _check_frame(runs, ["split", "method", "tau", "C", "test", "validation"], "QS runs")
-    rule = QS_TABLE_RULE.format(
-        z=QS_CELL_Z,
-        n_pub=QS_PUBLISHED_SPLITS,
-        rounding=QS_CELL_ROUNDING,
-        level=QS_CLAIM_LEVEL,
-        share=QS_MIN_CELL_SHARE,
-        min_splits=QS_MIN_SPLITS,
-    )
-    n = int(runs["split"].nunique())
-    ours = table[table["protocol"] == "best_test"]
-    cells = []
-    for r in ours.sort_values(["tau_pct", "method"]).itertuples():
-        if not np.isfinite(r.published_mean):
-            continue
-        sd_o = float(r.sd) if n > 1 and np.isfinite(r.sd) else 0.0
-        band = QS_CELL_Z * math.sqrt(sd_o**2 / max(n, 1) + r.published_sd**2 / QS_PUBLISHED_SPLITS)
-        diff = float(r.mean) - float(r.published_mean)
-        cells.append(
-            {
-                "row": f"tau = {r.tau_pct:g} %",
-                "column": r.method,
-                "ours": float(r.mean),
-                "ours_sd": sd_o,
-                "published": float(r.published_mean),
-                "published_sd": float(r.published_sd),
-                "band": band + QS_CELL_ROUNDING,
-                "agrees": bool(abs(diff) <= band + QS_CELL_ROUNDING),
-            }
-        )
-    gap = {}
-    for m in QS_METHODS:
-        a = table[(table["method"] == m) & (table["protocol"] == "best_test")]
-        v = table[(table["method"] == m) & (table["protocol"] == "validation")]
-        both = a.merge(v, on="tau_pct", suffixes=("_a", "_v"))
-        if len(both):
-            gap[m] = float((both["mean_a"] - both["mean_v"]).mean())
-    if n < QS_MIN_SPLITS:
-        return Verdict(
-            target_id,
-            "built",
-            f"{n} split(s): too few to judge",
-            rule,
-            {"n_splits": n, "cells": cells, "claims": [], "protocol_gap": gap},
-        )
-    chosen = select_c(runs)
-    chosen = chosen[chosen["protocol"] == "best_test"]
-    wide = chosen.pivot_table(index=["split", "tau"], columns="method", values="precision")
-    taus = sorted(wide.index.get_level_values("tau").unique())
-    d = (wide["Q3"] - wide["AATP"]).unstack("tau")
-    t_crit = float(student_t.ppf(QS_CLAIM_LEVEL, n - 1))
-
-    def _bound(x, sign):
-        x = np.asarray(x, dtype=float)
-        sd = x.std(ddof=1)
-        return float(x.mean() + sign * t_crit * sd / math.sqrt(x.size))
-
-    uppers = {t: _bound(d[t], +1) for t in taus}
-    worse = [t for t in taus if uppers[t] < 0]
-    pub = table[table["protocol"] == "best_test"].drop_duplicates(["tau_pct", "method"])
-    pub = pub.pivot(index="tau_pct", columns="method", values="published_mean")
-    pub_d = (pub["Q3"] - pub["AATP"]).sort_index()
-    claim_a = _labelled_claim(
-        "matches AATP",
-        "matching or beating Accuracy at the top (Q3 vs AATP at every tau)",
-        not worse,
-        "mean Q3 - AATP per tau: "
-        + ", ".join(f"{100 * t:g} %: {d[t].mean():+.3f} (upper {uppers[t]:+.3f})" for t in taus)
-        + (
-            "; significantly worse at " + ", ".join(f"{100 * t:g} %" for t in worse)
-            if worse
-            else ""
-        ),
-        bool((pub_d >= -QS_CELL_ROUNDING).all()),
-    )
-    contrast = d[taus[0]] - d[taus[-1]]
-    lower = _bound(contrast, -1)
-    claim_b = _labelled_claim(
-        "largest at small tau",
-        "the largest improvements occurring for small tau",
-        lower > 0,
-        f"(Q3 - AATP) at {100 * taus[0]:g} % minus at {100 * taus[-1]:g} %: "
-        f"{contrast.mean():+.3f} (lower bound {lower:+.3f})",
-        bool(pub_d.iloc[0] > pub_d.iloc[-1]),
-    )
-    claims = [claim_a, claim_b]
-    k = sum(c["agrees"] for c in cells)
-    share = k / len(cells) if cells else 0.0
-    ok = share >= QS_MIN_CELL_SHARE and all(c["holds"] for c in claims)
-    failed = [c["short"] for c in claims if not c["holds"]]
-    gaps = ", ".join(f"{m} {g:+.3f}" for m, g in gap.items())
-    summary = (
-        f"over {n} splits {_fraction_text(k, len(cells))} published cells agree; claims: "
-        + "; ".join(f"{c['short']} {_holds_text(c['holds'])}" for c in claims)
-        + f"; best-test minus validation C choice, mean over tau: {gaps}"
-    )
-    if failed:
-        summary += f" (not supported: {', '.join(failed)})"
-    return Verdict(
-        target_id,
-        "agrees" if ok else "deviates",
-        summary,
-        rule,
-        {
-            "n_splits": n,
-            "t_critical": t_crit,
-            "cells": cells,
-            "claims": claims,
-            "protocol_gap": gap,
-        },
-    )
+    return _render_quantile_table(quantile_table_check(table, chosen, target_id))
 
 
 QS_F1_QUANTILE = "quantile (10)"
@@ -209,14 +367,162 @@ QS_F1_RULE = (
 )
 
 
+@dataclass(frozen=True)
+class F1Rate:
+    """The paired comparison of the quantile loss and the baseline at one rate.
+
+    Parameters
+    ----------
+    tau : float
+        The rate.
+    n_splits : int
+        Number of splits with both methods.
+    quantile, baseline : float
+        Mean test P@tau of each method.
+    difference : float
+        Mean of quantile - baseline.
+    low, high : float or None
+        The two-sided ``QS_F1_LEVEL`` t interval of the difference (None: one split).
+    competitive : bool or None
+        high >= -``QS_F1_MARGIN`` (None: one split).
+    """
+
+    tau: float
+    n_splits: int
+    quantile: float
+    baseline: float
+    difference: float
+    low: float | None
+    high: float | None
+    competitive: bool | None
+
+
+@dataclass(frozen=True)
+class QuantileF1Check:
+    """Outcome of :data:`QS_F1_RULE`.
+
+    Parameters
+    ----------
+    target_id : str
+        The target judged.
+    n_splits : int
+        Number of splits.
+    per_tau : tuple of F1Rate
+        One per rate, ascending.
+    judged : bool
+        At least ``QS_F1_MIN_SPLITS`` splits.
+    n_competitive : int
+        Number of rates where the quantile loss is competitive.
+    holds : bool
+        Judged and competitive at no fewer than ``QS_F1_MIN_SHARE`` of the rates.
+    """
+
+    target_id: str
+    n_splits: int
+    per_tau: tuple
+    judged: bool
+    n_competitive: int
+    holds: bool
+
+
+def _f1_rate(tau, part: pd.DataFrame) -> F1Rate:
+    """The paired interval of quantile - baseline at one rate (rows: splits)."""
+    d = (part[QS_F1_QUANTILE] - part[QS_F1_BASELINE]).to_numpy(float)
+    difference = float(d.mean())
+    low = high = competitive = None
+    if d.size >= QS_F1_MIN_SPLITS:
+        half = student_t.ppf(0.5 + QS_F1_LEVEL / 2, d.size - 1) * d.std(ddof=1)
+        half /= math.sqrt(d.size)
+        low, high = difference - half, difference + half
+        competitive = bool(high >= -QS_F1_MARGIN)
+    quantile, baseline = float(part[QS_F1_QUANTILE].mean()), float(part[QS_F1_BASELINE].mean())
+    return F1Rate(float(tau), int(d.size), quantile, baseline, difference, low, high, competitive)
+
+
+def quantile_f1_check(runs: pd.DataFrame, target_id: str = "QS-F1") -> QuantileF1Check:
+    """Apply :data:`QS_F1_RULE` to the per-split runs, without rendering.
+
+    Parameters
+    ----------
+    runs, target_id
+        As in :func:`quantile_f1_verdict`.
+
+    Returns
+    -------
+    QuantileF1Check
+        Per rate, the paired interval and whether the quantile loss is competitive.
+
+    Raises
+    ------
+    ValueError
+        If a column or one of the two methods is missing.
+    """
+    _check_frame(runs, ["split", "method", "tau", "precision"], "QS-F1 runs")
+    missing = {QS_F1_QUANTILE, QS_F1_BASELINE} - set(runs["method"])
+    if missing:
+        raise ValueError(f"QS-F1 runs: no rows of {sorted(missing)}")
+    wide = runs.pivot_table(index=["split", "tau"], columns="method", values="precision")
+    wide = wide[[QS_F1_QUANTILE, QS_F1_BASELINE]].dropna()
+    n = int(wide.index.get_level_values("split").nunique())
+    per_tau = tuple(_f1_rate(tau, part) for tau, part in wide.groupby(level="tau"))
+    if n < QS_F1_MIN_SPLITS:
+        return QuantileF1Check(target_id, n, per_tau, False, 0, False)
+    k = sum(bool(r.competitive) for r in per_tau)
+    holds = k / len(per_tau) >= QS_F1_MIN_SHARE
+    return QuantileF1Check(target_id, n, per_tau, True, k, holds)
+
+
+def _render_quantile_f1(check: QuantileF1Check) -> Verdict:
+    """The QS-F1 verdict of a :class:`QuantileF1Check`."""
+    rule = QS_F1_RULE.format(
+        level=QS_F1_LEVEL, margin=QS_F1_MARGIN, share=QS_F1_MIN_SHARE, min_splits=QS_F1_MIN_SPLITS
+    )
+    n, per_tau = check.n_splits, [asdict(r) for r in check.per_tau]
+    evidence = "; ".join(
+        f"{100 * r['tau']:g} %: {r['quantile']:.3f} vs {r['baseline']:.3f}, "
+        f"difference {r['difference']:+.3f}"
+        + (f" [{r['low']:+.3f}, {r['high']:+.3f}]" if r["low"] is not None else "")
+        for r in per_tau
+    )
+    if not check.judged:
+        details = {"n_splits": n, "per_tau": per_tau, "claims": []}
+        summary = f"{n} split(s): too few to judge; {evidence}"
+        return Verdict(check.target_id, "built", summary, rule, details)
+    cells = [
+        {
+            "row": f"tau = {100 * r['tau']:g} %",
+            "column": f"{QS_F1_QUANTILE} - {QS_F1_BASELINE}",
+            "ours": r["difference"],
+            "published": None,
+            "agrees": r["competitive"],
+            "tolerance": QS_F1_MARGIN,
+            "note": f"{QS_F1_LEVEL:.0%} interval [{r['low']:+.3f}, {r['high']:+.3f}]",
+        }
+        for r in per_tau
+    ]
+    rates = _fraction_text(check.n_competitive, len(per_tau))
+    claim = _labelled_claim(
+        "competitive",
+        "the quantile loss (10) shows competitive performance against l_prec@k^avg",
+        check.holds,
+        f"competitive at {rates} rates; {evidence}",
+    )
+    summary = (
+        f"over {n} splits the quantile loss is competitive with l_prec@k^avg at "
+        f"{rates} rates (needs {QS_F1_MIN_SHARE:.0%}): claim "
+        f"{_holds_text(check.holds)}; mean P@tau difference "
+        + ", ".join(f"{100 * r['tau']:g} % {r['difference']:+.3f}" for r in per_tau)
+    )
+    details = {"n_splits": n, "per_tau": per_tau, "cells": cells, "claims": [claim]}
+    return Verdict(check.target_id, "agrees" if check.holds else "deviates", summary, rule, details)
+
+
 def quantile_f1_verdict(runs: pd.DataFrame, target_id: str = "QS-F1") -> Verdict:
     """Judge QS-F1 (Mackey, Luo & Eban, Figure 1): is the quantile loss (10) "competitive" with
     Kar et al.'s l_prec@k^avg?
 
-    The rule (``QS_F1_RULE``; constants ``QS_F1_*``) was fixed before any result on KDD Cup
-    2008: at each tau, the paired 95 % interval of mean(quantile - baseline) in test P@tau over
-    the splits must reach -``QS_F1_MARGIN``; the claim holds when that is so at
-    ``QS_F1_MIN_SHARE`` of the rates or more.
+    The rule is :data:`QS_F1_RULE` (numbers ``QS_F1_*``), fixed before any result on KDD Cup
+    2008; the check alone is :func:`quantile_f1_check`.
 
     Parameters
     ----------
@@ -247,83 +553,7 @@ def quantile_f1_verdict(runs: pd.DataFrame, target_id: str = "QS-F1") -> Verdict
     >>> quantile_f1_verdict(runs).status
     'agrees'
     """
-    _check_frame(runs, ["split", "method", "tau", "precision"], "QS-F1 runs")
-    missing = {QS_F1_QUANTILE, QS_F1_BASELINE} - set(runs["method"])
-    if missing:
-        raise ValueError(f"QS-F1 runs: no rows of {sorted(missing)}")
-    rule = QS_F1_RULE.format(
-        level=QS_F1_LEVEL, margin=QS_F1_MARGIN, share=QS_F1_MIN_SHARE, min_splits=QS_F1_MIN_SPLITS
-    )
-    wide = runs.pivot_table(index=["split", "tau"], columns="method", values="precision")
-    wide = wide[[QS_F1_QUANTILE, QS_F1_BASELINE]].dropna()
-    n = int(wide.index.get_level_values("split").nunique())
-    per_tau = []
-    for tau, part in wide.groupby(level="tau"):
-        d = (part[QS_F1_QUANTILE] - part[QS_F1_BASELINE]).to_numpy(float)
-        row = {
-            "tau": float(tau),
-            "n_splits": int(d.size),
-            "quantile": float(part[QS_F1_QUANTILE].mean()),
-            "baseline": float(part[QS_F1_BASELINE].mean()),
-            "difference": float(d.mean()),
-            "low": None,
-            "high": None,
-            "competitive": None,
-        }
-        if d.size >= QS_F1_MIN_SPLITS:
-            half = student_t.ppf(0.5 + QS_F1_LEVEL / 2, d.size - 1) * d.std(ddof=1)
-            half /= math.sqrt(d.size)
-            row.update(low=row["difference"] - half, high=row["difference"] + half)
-            row["competitive"] = bool(row["high"] >= -QS_F1_MARGIN)
-        per_tau.append(row)
-    evidence = "; ".join(
-        f"{100 * r['tau']:g} %: {r['quantile']:.3f} vs {r['baseline']:.3f}, "
-        f"difference {r['difference']:+.3f}"
-        + (f" [{r['low']:+.3f}, {r['high']:+.3f}]" if r["low"] is not None else "")
-        for r in per_tau
-    )
-    if n < QS_F1_MIN_SPLITS:
-        return Verdict(
-            target_id,
-            "built",
-            f"{n} split(s): too few to judge; {evidence}",
-            rule,
-            {"n_splits": n, "per_tau": per_tau, "claims": []},
-        )
-    cells = [
-        {
-            "row": f"tau = {100 * r['tau']:g} %",
-            "column": f"{QS_F1_QUANTILE} - {QS_F1_BASELINE}",
-            "ours": r["difference"],
-            "published": None,
-            "agrees": r["competitive"],
-            "tolerance": QS_F1_MARGIN,
-            "note": f"{QS_F1_LEVEL:.0%} interval [{r['low']:+.3f}, {r['high']:+.3f}]",
-        }
-        for r in per_tau
-    ]
-    k = sum(bool(r["competitive"]) for r in per_tau)
-    share = k / len(per_tau)
-    holds = share >= QS_F1_MIN_SHARE
-    claim = _labelled_claim(
-        "competitive",
-        "the quantile loss (10) shows competitive performance against l_prec@k^avg",
-        holds,
-        f"competitive at {_fraction_text(k, len(per_tau))} rates; {evidence}",
-    )
-    summary = (
-        f"over {n} splits the quantile loss is competitive with l_prec@k^avg at "
-        f"{_fraction_text(k, len(per_tau))} rates (needs {QS_F1_MIN_SHARE:.0%}): claim "
-        f"{_holds_text(holds)}; mean P@tau difference "
-        + ", ".join(f"{100 * r['tau']:g} % {r['difference']:+.3f}" for r in per_tau)
-    )
-    return Verdict(
-        target_id,
-        "agrees" if holds else "deviates",
-        summary,
-        rule,
-        {"n_splits": n, "per_tau": per_tau, "cells": cells, "claims": [claim]},
-    )
+    return _render_quantile_f1(quantile_f1_check(runs, target_id))
 
 
 QS_F2_PUBLISHED = {"LR": 0.13, "quantile": 0.37}
@@ -341,10 +571,139 @@ QS_F2_RULE = (
 )
 
 
+@dataclass(frozen=True)
+class PrecisionAtRecallCheck:
+    """Outcome of :data:`QS_F2_RULE` on our mixture.
+
+    Parameters
+    ----------
+    target_id : str
+        The target judged.
+    lr, quantile, best : float
+        Test precision at the recall target of the moved-threshold logistic regression, the
+        quantile-loss classifier and the best linear classifier.
+    start_min, start_max, start_range : float
+        The smallest and largest test precision over the random starts, and their difference.
+    n_starts : int
+        Number of random starts.
+    beats_lr, near_best, insensitive : bool
+        The three claims (gain >= ``QS_F2_MIN_GAIN``, gap to the best <= ``QS_F2_NEAR_BEST``,
+        spread of the starts <= ``QS_F2_START_RANGE``).
+    """
+
+    target_id: str
+    lr: float
+    quantile: float
+    best: float
+    start_min: float
+    start_max: float
+    start_range: float
+    n_starts: int
+    beats_lr: bool
+    near_best: bool
+    insensitive: bool
+
+
+def precision_at_recall_check(
+    summary: pd.DataFrame, starts: pd.DataFrame, target_id: str = "QS-F2"
+) -> PrecisionAtRecallCheck:
+    """Apply :data:`QS_F2_RULE` to our mixture's precisions, without rendering.
+
+    Parameters
+    ----------
+    summary, starts, target_id
+        As in :func:`precision_at_recall_verdict`.
+
+    Returns
+    -------
+    PrecisionAtRecallCheck
+        The three precisions, the starts' range and the three claims.
+
+    Raises
+    ------
+    ValueError
+        If a model or column is missing.
+    """
+    _check_target(target_id, ("QS-F2",))
+    _check_frame(summary, ["model", "test_precision"], "QS-F2 summary")
+    _check_frame(starts, ["start", "test_precision"], "QS-F2 starts")
+    p = summary.set_index("model")["test_precision"]
+    missing = [m for m in ("LR", "quantile", "best linear") if m not in p.index]
+    if missing or starts.empty:
+        raise ValueError(f"QS-F2 summary lacks {missing or 'starts'}")
+    lr, q, best = float(p["LR"]), float(p["quantile"]), float(p["best linear"])
+    sp = starts["test_precision"].to_numpy(float)
+    spread = float(sp.max() - sp.min())
+    return PrecisionAtRecallCheck(
+        target_id,
+        lr,
+        q,
+        best,
+        float(sp.min()),
+        float(sp.max()),
+        spread,
+        len(sp),
+        q - lr >= QS_F2_MIN_GAIN,
+        best - q <= QS_F2_NEAR_BEST,
+        spread <= QS_F2_START_RANGE,
+    )
+
+
+def _render_precision_at_recall(check: PrecisionAtRecallCheck) -> Verdict:
+    """The QS-F2 verdict of a :class:`PrecisionAtRecallCheck`."""
+    rule = QS_F2_RULE.format(
+        lr=QS_F2_PUBLISHED["LR"],
+        q=QS_F2_PUBLISHED["quantile"],
+        gain=QS_F2_MIN_GAIN,
+        near=QS_F2_NEAR_BEST,
+        rng=QS_F2_START_RANGE,
+    )
+    lr, q, best = check.lr, check.quantile, check.best
+    pub_lr, pub_q = QS_F2_PUBLISHED["LR"], QS_F2_PUBLISHED["quantile"]
+    claims = [
+        _labelled_claim(
+            "beats LR",
+            "the quantile-loss classifier beats the moved-threshold logistic classifier",
+            check.beats_lr,
+            f"precision {q:.3f} vs {lr:.3f} (published {pub_q} vs {pub_lr})",
+            True,
+        ),
+        _labelled_claim(
+            "near the best",
+            "performs nearly as well as possible",
+            check.near_best,
+            f"{q:.3f} vs the best linear {best:.3f}",
+        ),
+        _labelled_claim(
+            "insensitive to initialisation",
+            "insensitive to initialisation",
+            check.insensitive,
+            f"{check.n_starts} starts, test precision {check.start_min:.3f} to "
+            f"{check.start_max:.3f}",
+        ),
+    ]
+    cells = [
+        {"row": "precision at recall", "column": m, "ours": v, "published": pub, "agrees": None}
+        for m, v, pub in (("LR", lr, pub_lr), ("quantile", q, pub_q))
+    ]
+    ok = all(c["holds"] for c in claims)
+    summary_text = (
+        f"precision at the recall target: quantile {q:.3f} (published {pub_q}), LR {lr:.3f} "
+        f"(published {pub_lr}), best linear {best:.3f}; "
+        + "; ".join(f"{c['short']} {_holds_text(c['holds'])}" for c in claims)
+    )
+    details = {"cells": cells, "claims": claims, "n_starts": check.n_starts}
+    details["start_range"] = check.start_range
+    return Verdict(check.target_id, "agrees" if ok else "deviates", summary_text, rule, details)
+
+
 def precision_at_recall_verdict(
     summary: pd.DataFrame, starts: pd.DataFrame, target_id: str = "QS-F2"
 ) -> Verdict:
     """Judge QS-F2 (Mackey, Luo & Eban, Figure 2) on our mixture.
+
+    The rule is :data:`QS_F2_RULE` (numbers ``QS_F2_*``), fixed before the full results; the
+    check alone is :func:`precision_at_recall_check`.
 
     Parameters
     ----------
@@ -366,58 +725,4 @@ def precision_at_recall_verdict(
     ValueError
         If a model or column is missing.
     """
-    _check_target(target_id, ("QS-F2",))
-    _check_frame(summary, ["model", "test_precision"], "QS-F2 summary")
-    _check_frame(starts, ["start", "test_precision"], "QS-F2 starts")
-    p = summary.set_index("model")["test_precision"]
-    missing = [m for m in ("LR", "quantile", "best linear") if m not in p.index]
-    if missing or starts.empty:
-        raise ValueError(f"QS-F2 summary lacks {missing or 'starts'}")
-    rule = QS_F2_RULE.format(
-        lr=QS_F2_PUBLISHED["LR"],
-        q=QS_F2_PUBLISHED["quantile"],
-        gain=QS_F2_MIN_GAIN,
-        near=QS_F2_NEAR_BEST,
-        rng=QS_F2_START_RANGE,
-    )
-    lr, q, best = float(p["LR"]), float(p["quantile"]), float(p["best linear"])
-    sp = starts["test_precision"].to_numpy(float)
-    spread = float(sp.max() - sp.min())
-    claims = [
-        _labelled_claim(
-            "beats LR",
-            "the quantile-loss classifier beats the moved-threshold logistic classifier",
-            q - lr >= QS_F2_MIN_GAIN,
-            f"precision {q:.3f} vs {lr:.3f} (published 0.37 vs 0.13)",
-            True,
-        ),
-        _labelled_claim(
-            "near the best",
-            "performs nearly as well as possible",
-            best - q <= QS_F2_NEAR_BEST,
-            f"{q:.3f} vs the best linear {best:.3f}",
-        ),
-        _labelled_claim(
-            "insensitive to initialisation",
-            "insensitive to initialisation",
-            spread <= QS_F2_START_RANGE,
-            f"{len(sp)} starts, test precision {sp.min():.3f} to {sp.max():.3f}",
-        ),
-    ]
-    cells = [
-        {"row": "precision at recall", "column": m, "ours": v, "published": pub, "agrees": None}
-        for m, v, pub in (("LR", lr, 0.13), ("quantile", q, 0.37))
-    ]
-    ok = all(c["holds"] for c in claims)
-    summary_text = (
-        f"precision at the recall target: quantile {q:.3f} (published 0.37), LR {lr:.3f} "
-        f"(published 0.13), best linear {best:.3f}; "
-        + "; ".join(f"{c['short']} {_holds_text(c['holds'])}" for c in claims)
-    )
-    return Verdict(
-        target_id,
-        "agrees" if ok else "deviates",
-        summary_text,
-        rule,
-        {"cells": cells, "claims": claims, "n_starts": int(len(sp)), "start_range": spread},
-    )
+    return _render_precision_at_recall(precision_at_recall_check(summary, starts, target_id))

@@ -626,7 +626,7 @@ def _qs_splits(args) -> None:
 def _qs_table(args) -> None:
     from .._io import common_settings
     from ..targets import paper_table
-    from .quantile_surrogate import summary_table
+    from .quantile_surrogate import select_c, summary_table
 
     settings = common_settings(args.chunks, exclude=("first", "count"))
     if settings.get("target") != args.target:
@@ -637,6 +637,7 @@ def _qs_table(args) -> None:
     runs = runs.sort_values(["split", "method", "tau", "C"], ignore_index=True)
     table = summary_table(runs, paper_table(args.target, args.paper_dir))
     write_parquet(args.runs_out, runs, settings)
+    write_parquet(args.chosen_out, select_c(runs), settings)  # what the verdict reads
     _write_csv(args.out, table)
 
 
@@ -1008,7 +1009,7 @@ def build_parser() -> argparse.ArgumentParser:
     qt = _add(qss, "table", _qs_table, "QS-T1/T2 table: both C protocols beside the published")
     qt.add_argument("chunks", nargs="+", help="job parquet files of one target")
     _req(qt, "--target", choices=("QS-T1", "QS-T2"))
-    _req(qt, "--paper-dir", "--out", "--runs-out")
+    _req(qt, "--paper-dir", "--out", "--runs-out", "--chosen-out")
     qf = _add(qss, "f1-splits", _qs_f1_splits, "QS-F1 job: P@tau of loss (10) and l_prec@k^avg")
     _req(qf, "--processed", "--out", "--taus")
     ints = ("--first", "--count", "--seed", "--batch-size", "--n-epochs", "--kar-n-iter")
