@@ -1,6 +1,6 @@
 """The ``boostcm`` command line: one module per domain registers its sub-commands, ``--help``
-lists them all, nothing below the command line imports it, and jobs read their settings from the
-run's config file."""
+lists them all, input errors are one line with status 1 while bugs keep their traceback, nothing
+below the command line imports it, and jobs read their settings from the run's config file."""
 
 from __future__ import annotations
 
@@ -13,11 +13,14 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
+import pytest
 import yaml
 
 import boostcm.cli as cli
-from boostcm.cli import DOMAINS, build_parser
+from boostcm.cli import DOMAINS, build_parser, is_input_error, main
 from boostcm.cli._common import read_config
+from boostcm.datasets.catalog import UnknownDatasetError
+from boostcm.datasets.fetch import ChecksumError
 from boostcm.experiments.config import load_config_files, write_run_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -83,6 +86,61 @@ def test_help_lists_every_command_and_the_script_is_the_package():
     assert listed == [c for cs in COMMANDS.values() for c in cs]
     (script,) = [e for e in entry_points(group="console_scripts") if e.name == "boostcm"]
     assert script.value == "boostcm.cli:main"
+
+
+def test_input_errors_are_one_line_with_status_1(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "boostcm.cli", "fetch", "no-such-dataset"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1].startswith("boostcm fetch: error: ")
+    assert "unknown dataset 'no-such-dataset'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_input_error_in_process(tmp_path, capsys):
+    assert main(["conformal", "table", "--out", str(tmp_path / "t.csv")]) == 1
+    err = capsys.readouterr().err
+    assert err == "boostcm conformal table: error: no chunk files given\n"
+    assert not (tmp_path / "t.csv").exists()
+
+
+@pytest.mark.parametrize("bug", [KeyError("n_rounds"), TypeError("x"), AttributeError("y")])
+def test_programming_errors_keep_their_traceback(monkeypatch, tmp_path, bug):
+    def broken(args):
+        raise bug
+
+    monkeypatch.setattr(cli.conformal, "_table", broken)
+    with pytest.raises(type(bug)):
+        main(["conformal", "table", "--out", str(tmp_path / "t.csv")])
+
+
+def test_a_bug_prints_a_traceback_from_the_script(tmp_path):
+    """A JSON config is taken as the workflow wrote it: a section missing from it is a bug of the
+    caller (KeyError), shown with its traceback, not reported as bad input."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"seed": 0}))
+    args = ["hashing", "job", "--dataset", "RLdata500", "--method", "ours", "--shingle", "3"]
+    args += ["--seeds", "0-1", "--global-seed", "0", "--out", str(tmp_path / "j.parquet")]
+    proc = subprocess.run(
+        [sys.executable, "-m", "boostcm.cli", *args, "--configfile", str(config)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" in proc.stderr and "KeyError: 'hashing'" in proc.stderr
+
+
+def test_which_errors_are_input_errors():
+    from jsonschema import ValidationError
+
+    for exc in (ValueError(), FileNotFoundError(), UnknownDatasetError("x"), ChecksumError()):
+        assert is_input_error(exc), exc
+    assert is_input_error(ValidationError("bad config"))
+    for exc in (KeyError("x"), TypeError(), AttributeError(), RuntimeError(), IndexError()):
+        assert not is_input_error(exc), exc
 
 
 def test_nothing_in_boostcm_imports_the_command_line():
