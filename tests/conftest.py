@@ -52,6 +52,25 @@ SMALL_EB = {
     "search": "greedy",
     "init": "random",
 }
+
+
+def eb_config_args(path: Path, settings: dict = SMALL_EB) -> list[str]:
+    """``--configfile`` arguments of the ExactBoost jobs' command line for a config whose
+    ``exactboost.model`` is `settings` (its ``init`` as both S0): a YAML file at `path`, validated
+    against the schema like a user's config file."""
+    import yaml
+
+    model = {k: v for k, v in settings.items() if k != "init"}
+    model.update(estimator_init=settings["init"], ensembler_init=settings["init"])
+    path.write_text(yaml.safe_dump({"exactboost": {"model": model}}))
+    return [
+        "--configfile",
+        str(path),
+        "--schema",
+        str(REPO / "workflow/schemas/config.schema.yaml"),
+    ]
+
+
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 

@@ -433,7 +433,7 @@ def test_cli_simulate_and_aggregate(tmp_path):
     import pandas as pd
 
     from boostcm._io import read_parquet_metadata
-    from boostcm.experiments.cli import main
+    from boostcm.cli import main
 
     out = tmp_path / "chunk.parquet"
     args = [

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from boostcm.cli import main
 from boostcm.experiments import cost
-from boostcm.experiments.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 

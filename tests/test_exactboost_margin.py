@@ -3,20 +3,19 @@ job against direct fits and the result tables' jobs, the job lists, the aggregat
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SMALL_EB
+from conftest import SMALL_EB, eb_config_args
 from sklearn.datasets import make_classification
 
 from boostcm._io import read_parquet_metadata, write_parquet
+from boostcm.cli import main as cli
 from boostcm.exactboost import ExactBoostClassifier
 from boostcm.experiments import exactboost as eb
 from boostcm.experiments import exactboost_margin as ebm
-from boostcm.experiments.cli import main as cli
 from boostcm.experiments.config import load_schema, validate_config
 from boostcm.metrics import auc_loss, ks_loss, pak_loss
 
@@ -210,7 +209,7 @@ def test_cli_job_and_table(data, tmp_path):
         args = ["exactboost", "margin", "--dataset", "toy", "--data", str(tmp_path / "toy.parquet")]
         args += ["--fold", str(fold), "--n-folds", "5", "--cv-seed", "0", "--seed", "7"]
         args += ["--grid", "coarse", "--losses", "auc", "pak", "--thetas", "0.0", "0.05", "0.7"]
-        args += ["--pak-fraction", "0.5", "--model-settings", json.dumps(SMALL_EB)]
+        args += ["--pak-fraction", "0.5", *eb_config_args(tmp_path / "config.yaml")]
         assert cli([*args, "--out", str(out)]) == 0
         assert read_parquet_metadata(out)["fold"] == fold
         outs.append(str(out))

@@ -9,15 +9,15 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SMALL_EB
+from conftest import SMALL_EB, eb_config_args
 from sklearn.datasets import make_classification
 from sklearn.model_selection import KFold
 
 from boostcm._io import read_parquet_metadata, write_parquet
 from boostcm.baselines import make_estimator
+from boostcm.cli import main as cli
 from boostcm.exactboost import ExactBoostClassifier
 from boostcm.experiments import exactboost as eb
-from boostcm.experiments.cli import main as cli
 from boostcm.experiments.config import load_schema, validate_config
 from boostcm.metrics import auc_loss, ks_loss, pak_loss
 
@@ -237,7 +237,7 @@ def test_model_settings_are_exactboost_only():
 # --- the command line: jobs write scores and losses, bad input leaves nothing --------------------
 
 
-def _cli_job(processed, out, method="logistic", settings="{}", fold=3):
+def _cli_job(processed, out, config, method="logistic", fold=3):
     return cli(
         [
             "exactboost",
@@ -258,8 +258,7 @@ def _cli_job(processed, out, method="logistic", settings="{}", fold=3):
             "7",
             "--pak-fraction",
             "0.5",
-            "--model-settings",
-            settings,
+            *config,
             "--out",
             str(out),
         ]
@@ -268,13 +267,14 @@ def _cli_job(processed, out, method="logistic", settings="{}", fold=3):
 
 def test_cli_job_and_table(processed, tmp_path, repo, data):
     X, y = data
+    config = eb_config_args(tmp_path / "config.yaml")
     files = []
     for fold in range(5):
         for method in ("exactboost-auc", "logistic"):
             out = tmp_path / "jobs" / f"{method}-{fold}.parquet"
-            settings = json.dumps(SMALL_EB) if method.startswith("exactboost") else "{}"
-            assert _cli_job(processed, out, method, settings, fold) == 0
+            assert _cli_job(processed, out, config, method, fold) == 0
             files.append(out)
+    assert read_parquet_metadata(files[0])["settings"] == SMALL_EB  # exactboost.model of config
     meta = read_parquet_metadata(files[-1])
     assert meta["method"] == "logistic" and meta["protocol"]["seed"] == 7
     assert not any("second" in k or "time" in k for k in meta), "no timings in results"
@@ -296,34 +296,18 @@ def test_cli_job_and_table(processed, tmp_path, repo, data):
 def test_cli_batch_writes_the_bytes_of_one_job_per_method(processed, tmp_path, capsys):
     """exactboost.batch_methods: several methods in one process give the same files."""
     methods = ["exactboost-ks", "knn", "dmks"]
-    settings = [json.dumps(SMALL_EB) if m.startswith("exactboost") else "{}" for m in methods]
+    config = eb_config_args(tmp_path / "config.yaml")
     single = [tmp_path / f"single-{m}.parquet" for m in methods]
-    for m, text, out in zip(methods, settings, single):
-        assert _cli_job(processed, out, m, text) == 0
+    for m, out in zip(methods, single):
+        assert _cli_job(processed, out, config, m) == 0
     batch = [tmp_path / "batch" / f"{m}.parquet" for m in methods]
     args = ["exactboost", "estimator", "--dataset", "toy", "--data", str(processed), "--fold", "3"]
     args += ["--n-folds", "5", "--cv-seed", "0", "--seed", "7", "--pak-fraction", "0.5"]
-    assert (
-        cli([*args, "--method", *methods, "--model-settings", *settings, "--out", *map(str, batch)])
-        == 0
-    )
+    assert cli([*args, "--method", *methods, *config, "--out", *map(str, batch)]) == 0
     assert [b.read_bytes() for b in batch] == [s.read_bytes() for s in single]
-    # one settings text short: refused before any fit, nothing written
+    # one output short: refused before any fit, nothing written
     bad = [tmp_path / "bad" / f"{m}.parquet" for m in methods]
-    assert (
-        cli(
-            [
-                *args,
-                "--method",
-                *methods,
-                "--model-settings",
-                *settings[:2],
-                "--out",
-                *map(str, bad),
-            ]
-        )
-        == 1
-    )
+    assert cli([*args, "--method", *methods, *config, "--out", *map(str, bad[:2])]) == 1
     assert "once per job" in capsys.readouterr().err and not any(b.exists() for b in bad)
 
 
@@ -334,11 +318,16 @@ def test_batch_settings_quote_one_json_per_method(full_config):
 
 
 def test_cli_bad_settings_leave_no_output(processed, tmp_path, capsys):
+    """A config the schema rejects, or no config file: one line, status 1, no output."""
     out = tmp_path / "bad.parquet"
-    assert _cli_job(processed, out, "logistic", json.dumps(SMALL_EB)) == 1
-    assert "no model settings" in capsys.readouterr().err and not out.exists()
-    assert _cli_job(processed, out, "exactboost-auc", "{not json") == 1
+    config = eb_config_args(tmp_path / "bad.yaml", {**SMALL_EB, "search": "bogus"})
+    assert _cli_job(processed, out, config, "exactboost-auc") == 1
+    err = capsys.readouterr().err
+    assert "exactboost.model.search" in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+    missing = ["--configfile", str(tmp_path / "missing.yaml")]
+    assert _cli_job(processed, out, missing, "exactboost-auc") == 1
+    assert "missing.yaml" in capsys.readouterr().err and not out.exists()
 
 
 # --- the workflow's job lists --------------------------------------------------------------------

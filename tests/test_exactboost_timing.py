@@ -9,14 +9,14 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SMALL_EB
+from conftest import SMALL_EB, eb_config_args
 from sklearn.datasets import make_classification
 
-from boostcm._io import write_parquet
+from boostcm._io import read_parquet_metadata, write_parquet
 from boostcm.claims import timing_ratio_verdict, timing_seconds_verdict
+from boostcm.cli import main as cli
 from boostcm.experiments import exactboost as eb
 from boostcm.experiments import exactboost_timing as timing
-from boostcm.experiments.cli import main as cli
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -265,9 +265,10 @@ def test_cli_timing_job_and_tables(data, tmp_path, repo):
     args += ["--fold", "0", "--seed", "0", "--n-folds", "2", "--cv-seed", "0", "--repeats", "1"]
     args += ["--threads", "1"]
     args += ["--pak-fraction", "0.5", "--out", str(out), "--method", *methods]
-    assert cli([*args, "--model-settings", json.dumps(SMALL_EB)]) == 1  # one settings for two
+    assert cli([*args, "--configfile", str(tmp_path / "missing.yaml")]) == 1  # no config
     assert not out.exists()
-    assert cli([*args, "--model-settings", json.dumps(SMALL_EB), "{}"]) == 0
+    assert cli([*args, *eb_config_args(tmp_path / "config.yaml")]) == 0
+    assert read_parquet_metadata(out)["settings"] == {"exactboost-pak": SMALL_EB, "toppush": {}}
     table = tmp_path / "EB-T2.csv"
     cmd = ["exactboost", "timing-table", "--target", "EB-T2", "--out", str(table)]
     assert cli([*cmd, "--paper-dir", str(repo / "config" / "paper"), str(out)]) == 0

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from boostcm._io import read_parquet_metadata, write_parquet
+from boostcm.cli import main
 from boostcm.conformal import make_quantile_model, sliding_window_cqr
 from boostcm.conformal.series import minute_returns, return_events, returns_design
-from boostcm.experiments.cli import main
 from boostcm.experiments.financial import (
     daily_coverage,
     event_cells,

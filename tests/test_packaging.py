@@ -158,7 +158,7 @@ def test_wheel_ships_the_catalog(repo, tmp_path):
     (wheel,) = tmp_path.glob("boostcm-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "boostcm/datasets/catalog.yaml" in names
-    assert "boostcm/experiments/cli.py" in names
+    assert "boostcm/cli/__init__.py" in names
     meta = next(n for n in names if n.endswith("METADATA"))
     text = zipfile.ZipFile(wheel).read(meta).decode()
     assert "License-Expression: MIT" in text

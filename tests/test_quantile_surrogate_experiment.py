@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from boostcm.claims import precision_at_recall_verdict, quantile_table_verdict
-from boostcm.experiments.cli import main
+from boostcm.cli import main
 from boostcm.experiments.quantile_surrogate import (
     MixtureSettings,
     SplitSettings,

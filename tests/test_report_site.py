@@ -299,7 +299,7 @@ def test_a_run_in_progress_says_how_far_each_target_got_and_which_config(synthet
 def test_report_cli_reads_the_config_file_and_the_saved_job_list(synthetic_run, capsys):
     """``boostcm report --configfile ... --jobs ...``: the site of a run still going, from a copy
     of its results and the job list ``boostcm cost --save-jobs`` wrote."""
-    from boostcm.experiments.cli import main
+    from boostcm.cli import main
 
     results, _ = synthetic_run
     jobs = [

@@ -10,7 +10,7 @@ from snakemake.utils import min_version
 from boostcm.datasets import dataset_files, dataset_layouts, resolve_layout
 from boostcm.experiments.financial import week_starts
 from boostcm.datasets.fetch import MIRROR_ENV
-from boostcm.experiments.config import load_schema, validate_config
+from boostcm.experiments.config import load_schema, validate_config, write_run_config
 from boostcm.experiments.cost import catalog_rows, load_cost_table, rule_resources
 from boostcm.experiments.workflow import clear_stale_locks
 
@@ -20,6 +20,12 @@ min_version("9.0")
 validate_config(
     config, load_schema(Path(workflow.basedir, "schemas/config.schema.yaml"))
 )
+
+# The validated config, for the jobs that read their settings from it (`--configfile
+# "$BOOSTCM_RUN_CONFIG"`: ExactBoost's model, the hashing methods'). It reaches them through the
+# environment, not params: a changed config re-runs only the jobs whose own settings changed
+# (their `params.settings`, kept for Snakemake's change detection).
+os.environ["BOOSTCM_RUN_CONFIG"] = str(write_run_config(config, ".snakemake/boostcm"))
 
 # A run killed by SIGKILL leaves its lock behind; with no Snakemake process left in this directory
 # the lock is stale, and a plain rerun resumes (rerun-incomplete is in the default profile).
@@ -57,8 +63,10 @@ if not os.environ.get(MIRROR_ENV) and config["data"]["mirror"]:
 
 # Jobs run `boostcm` and `papermill` of the Python that runs snakemake, also when its environment
 # was not activated (with --use-conda, the job's conda environment comes first in PATH).
+# BOOSTCM_RUN_CONFIG (set above) reaches the jobs of a cluster run too.
 envvars:
     "PATH",
+    "BOOSTCM_RUN_CONFIG",
 
 
 _search_path = os.environ["PATH"]

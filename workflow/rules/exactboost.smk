@@ -45,7 +45,7 @@ rule exactboost_estimator:
         + " boostcm exactboost estimator --dataset {wildcards.dataset} --data {input}"
         " --fold {wildcards.fold} --method {wildcards.method} --n-folds {params.n_folds}"
         " --cv-seed {params.cv_seed} --seed {params.seed} --pak-fraction {params.pak}"
-        " --model-settings '{params.settings}' --out {output} > {log} 2>&1"
+        ' --configfile "$BOOSTCM_RUN_CONFIG" --out {output} > {log} 2>&1'
 
 
 rule exactboost_base_model:
@@ -110,7 +110,7 @@ rule exactboost_ensembler:
         EB_ENV
         + " boostcm exactboost ensembler --dataset {wildcards.dataset} --data {input.data}"
         " --fold {wildcards.fold} --method {wildcards.method} --inputs '{wildcards.inputs}'"
-        " --seed {params.seed} --pak-fraction {params.pak} --model-settings '{params.settings}'"
+        ' --seed {params.seed} --pak-fraction {params.pak} --configfile "$BOOSTCM_RUN_CONFIG"'
         " --base {input.base} --out {output} > {log} 2>&1"
 
 
@@ -153,7 +153,7 @@ if EB["batch_methods"]:
             + " boostcm exactboost estimator --dataset {wildcards.dataset} --data {input}"
             " --fold {wildcards.fold} --method {params.methods} --n-folds {params.n_folds}"
             " --cv-seed {params.cv_seed} --seed {params.seed} --pak-fraction {params.pak}"
-            " --model-settings {params.settings} --out {output} > {log} 2>&1"
+            ' --configfile "$BOOSTCM_RUN_CONFIG" --out {output} > {log} 2>&1'
 
     rule exactboost_base_batch:
         input:
@@ -220,7 +220,7 @@ if EB["batch_methods"]:
             EB_ENV
             + " boostcm exactboost ensembler --dataset {wildcards.dataset} --data {input.data}"
             " --fold {wildcards.fold} --method {params.methods} --inputs '{wildcards.inputs}'"
-            " --seed {params.seed} --pak-fraction {params.pak} --model-settings {params.settings}"
+            ' --seed {params.seed} --pak-fraction {params.pak} --configfile "$BOOSTCM_RUN_CONFIG"'
             " --base {input.base} --out {output} > {log} 2>&1"
 
 
@@ -359,7 +359,7 @@ rule exactboost_landscape:
         " --seed {params.seed} --n-models {params.n_models} --estimators {params.estimators}"
         " --n-rounds {params.n_rounds} --n-seeds {params.n_seeds}"
         " --umap-neighbors {params.neighbors} --umap-min-dist {params.min_dist}"
-        " --umap-seed {params.umap_seed} --model-settings '{params.settings}'"
+        ' --umap-seed {params.umap_seed} --configfile "$BOOSTCM_RUN_CONFIG"'
         " --out {output} > {log} 2>&1"
 
 

@@ -46,7 +46,7 @@ rule exactboost_margin:
         " --fold {wildcards.fold} --grid {wildcards.grid} --losses {params.losses}"
         " --thetas {params.thetas} --n-folds {params.n_folds} --cv-seed {params.cv_seed}"
         " --seed {params.seed} --pak-fraction {params.pak}"
-        " --model-settings '{params.settings}' --out {output} > {log} 2>&1"
+        ' --configfile "$BOOSTCM_RUN_CONFIG" --out {output} > {log} 2>&1'
 
 
 rule exactboost_margin_table:

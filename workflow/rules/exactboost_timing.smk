@@ -37,7 +37,7 @@ rule exactboost_timing:
         " --fold {params.fold} --repeats {params.repeats} --threads {threads}"
         " --method {params.methods}"
         " --n-folds {params.n_folds} --cv-seed {params.cv_seed} --seed {params.seed}"
-        " --pak-fraction {params.pak} --model-settings {params.settings} --out {output}"
+        ' --pak-fraction {params.pak} --configfile "$BOOSTCM_RUN_CONFIG" --out {output}'
         " > {log} 2>&1"
 
 

@@ -32,7 +32,7 @@ rule hashing_job:
     shell:
         "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} boostcm hashing job"
         " --dataset {wildcards.dataset} --method {wildcards.method} --shingle {wildcards.shingle}"
-        " --seeds {wildcards.chunk} --global-seed {params.seed} --settings '{params.settings}'"
+        ' --seeds {wildcards.chunk} --global-seed {params.seed} --configfile "$BOOSTCM_RUN_CONFIG"'
         " --out {output} > {log} 2>&1"
 
 

@@ -169,3 +169,37 @@ def schema_markdown(schema: dict) -> str:
         text = " ".join(prop.get("description", "").split()).replace("|", "\\|")
         lines.append(f"| `{key}` | {_type_of(prop)} | {default} | {text} |")
     return "\n".join(lines) + "\n"
+
+
+def write_run_config(config: dict, directory: str | os.PathLike) -> Path:
+    """Write the validated `config` as JSON for the jobs that read their settings from it
+    (``boostcm ... --configfile``); return its path.
+
+    The file is named by a hash of its content and written only when absent, so it never changes
+    once written: a dry run with another config (``boostcm cost``, ``snakemake -n``) adds a file
+    beside it rather than rewriting the one a running job reads. Key order is kept.
+
+    Parameters
+    ----------
+    config : dict
+        The config after :func:`validate_config`.
+    directory : str or path-like
+        Where to write it (the workflow: ``.snakemake/boostcm``).
+
+    Returns
+    -------
+    pathlib.Path
+        The absolute path of ``<directory>/config-<hash>.json``.
+    """
+    import hashlib
+
+    from .._io import atomic_path
+
+    text = json.dumps(config)
+    path = (
+        Path(directory).resolve() / f"config-{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
+    )
+    if not path.exists():
+        with atomic_path(path) as tmp:
+            tmp.write_text(text)
+    return path

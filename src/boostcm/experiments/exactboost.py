@@ -571,7 +571,7 @@ def ensembler_methods() -> list[str]:
 
 
 def job_model_settings(cfg: dict, method: str, stage: str) -> dict:
-    """The ``--model-settings`` of a job: ExactBoost's hyperparameters from ``exactboost.model``
+    """The model settings of a job: ExactBoost's hyperparameters from ``exactboost.model``
     with the estimator's or the ensembler's S0, ``{}`` for every other method."""
     if stage not in STAGES:
         raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
@@ -585,8 +585,9 @@ def job_model_settings(cfg: dict, method: str, stage: str) -> dict:
 
 
 def batch_settings(cfg: dict, methods, stage: str) -> str:
-    """The ``--model-settings`` of a batch job (``exactboost.batch_methods``): one shell-quoted
-    compact JSON per method of `methods`, in their order (:func:`job_model_settings`)."""
+    """The settings of a batch job (``exactboost.batch_methods``) for its rule's params (what
+    Snakemake's change detection compares): one quoted compact JSON per method of `methods`, in
+    their order (:func:`job_model_settings`)."""
     return " ".join(f"'{settings_json(job_model_settings(cfg, m, stage))}'" for m in methods)
 
 
@@ -845,5 +846,5 @@ def aggregate(target: str, files, paper_dir, n_folds: int) -> pd.DataFrame:
 
 
 def settings_json(settings: dict) -> str:
-    """Compact JSON of model settings for a command line."""
+    """Compact JSON of model settings, sorted by key (a rule's params)."""
     return json.dumps(settings, separators=(",", ":"), sort_keys=True)
