@@ -113,12 +113,14 @@ def test_bad_input_is_rejected(name):
     Xnan[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         est.fit(Xnan, y)
-    with pytest.raises(ValueError, match="2-dimensional"):
+    with pytest.raises(ValueError, match="2D array"):
         est.fit(X[:, 0], y)
-    with pytest.raises(ValueError, match="rows"):
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         est.fit(X, y[:-1])
-    with pytest.raises(ValueError, match="binary"):
-        est.fit(X, 2 * y - 1)
+    with pytest.raises(ValueError, match="Only binary classification"):
+        est.fit(X, np.arange(X.shape[0]) % 3)
+    # any two labels (issue #37): -1/1 gives the 0/1 model with classes_ [-1, 1]
+    assert est.fit(X, 2 * y - 1).classes_.tolist() == [-1, 1]
     est.fit(X, y)
     with pytest.raises(ValueError, match="features"):
         est.predict(X[:, :2])

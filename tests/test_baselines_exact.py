@@ -362,8 +362,13 @@ def test_plugin_threshold_is_optimal_on_its_fold(metric):
         pred = (eta >= m.threshold_).astype(int)
         np.testing.assert_allclose(roc_auc_score(yt, pred), m.threshold_metric_)
         np.testing.assert_allclose(balanced_accuracy_score(yt, pred), m.threshold_metric_)
-    # predict is the plug-in decision, refit=False keeps the estimation-fold model
-    np.testing.assert_array_equal(m.predict(X), (m.model_.predict_proba(X)[:, 1] >= m.threshold_))
+    # predict is the sign of decision_function = eta - delta (refit=False keeps the
+    # estimation-fold model): the plug-in decision eta >= delta except at eta = delta exactly,
+    # i.e. the held-out row(s) the threshold was taken from
+    eta_all = m.model_.predict_proba(X)[:, 1]
+    np.testing.assert_array_equal(m.predict(X), eta_all > m.threshold_)
+    differ = m.predict(X) != (eta_all >= m.threshold_)
+    assert differ.any() and np.all(eta_all[differ] == m.threshold_)
 
 
 # ---------------------------------------------------------------- Accuracy at the Top

@@ -14,6 +14,7 @@ import numpy as np
 
 __all__ = [
     "check_binary_labels",
+    "check_numeric_target",
     "check_choice",
     "check_finite_1d",
     "check_finite_2d",
@@ -29,6 +30,8 @@ __all__ = [
     "check_same_length",
     "check_switch_probabilities",
     "check_unit_interval",
+    "encode_binary_classes",
+    "validate_estimator_input",
 ]
 
 
@@ -112,6 +115,113 @@ def check_mixing_coefficients(beta, needed: int) -> np.ndarray:
     if np.any(arr[1:] < 0.0) or np.any(arr[1:] > 1.0):
         raise ValueError("beta-mixing coefficients must lie in [0, 1]")
     return np.ascontiguousarray(arr)
+
+
+# ----------------------------------------------------------------------------- estimators
+
+
+def validate_estimator_input(
+    estimator,
+    X,
+    y="no_validation",
+    *,
+    reset: bool,
+    min_samples: int = 1,
+    why: str = "",
+    name: str = "X",
+):
+    """X (and y) of an estimator's ``fit`` (``reset=True``) or of a later call (``reset=False``).
+
+    scikit-learn's ``validate_data`` records (``reset=True``) or checks (``reset=False``)
+    ``n_features_in_`` and ``feature_names_in_`` (a DataFrame whose columns are reordered,
+    renamed or missing raises), rejects sparse, complex, empty and non-numeric input with its own
+    messages and turns a column vector y into 1-D with a warning; then NaN/inf raise with this
+    module's wording. X comes back as C-contiguous float64, y as given (1-D).
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The estimator whose attributes are set or checked.
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    y : array-like of shape (n_samples,), None or "no_validation", default="no_validation"
+        The targets, validated and returned unless "no_validation"; None raises when the
+        estimator requires y (scikit-learn's message).
+    reset : bool
+        True in ``fit``, False afterwards.
+    min_samples : int, default=1
+        Fewest rows accepted (``fit`` only).
+    why : str, default=""
+        The reason for `min_samples`, quoted in the error.
+    name : str, default="X"
+        Name of X in the messages.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        Float64, C-contiguous, finite.
+    y : ndarray of shape (n_samples,)
+        Only when `y` was given.
+    """
+    from sklearn.utils.validation import validate_data
+
+    common = dict(reset=reset, ensure_all_finite=False, dtype=np.float64, accept_sparse=False)
+    no_y = isinstance(y, str) and y == "no_validation"
+    if no_y:
+        X = validate_data(estimator, X, **common)
+    else:
+        X, y = validate_data(estimator, X, y, y_numeric=False, **common)
+    X = check_finite_2d(X, name)
+    if reset and X.shape[0] < min_samples:
+        reason = f" ({why})" if why else ""
+        raise ValueError(
+            f"n_samples={X.shape[0]}: {type(estimator).__name__} needs at least {min_samples} "
+            f"rows{reason}"
+        )
+    return X if no_y else (X, np.asarray(y))
+
+
+def check_numeric_target(y, name: str = "y") -> np.ndarray:
+    """A regression target as float64 1-D: strings (even numeric ones such as "1.5") are
+    refused rather than parsed, then NaN/inf and empty input raise as in `check_finite_1d`."""
+    arr = np.asarray(y)
+    if arr.dtype.kind in "USV" or (
+        arr.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in arr.reshape(-1))
+    ):
+        raise ValueError(
+            f"{name} must be numeric (a regression target), got {arr.dtype.name} values such as "
+            f"{arr.reshape(-1)[:3].tolist()!r}; convert it with astype(float) if that is meant"
+        )
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name}: complex data not supported")
+    return check_finite_1d(arr, name)
+
+
+def encode_binary_classes(estimator, y) -> np.ndarray:
+    """Set ``estimator.classes_`` to the two sorted labels of y and return y as int64 0/1
+    (1 = ``classes_[1]``, the larger label, the positive class).
+
+    Any two labels are accepted (strings included); a continuous target raises scikit-learn's
+    "Unknown label type", more than two classes "Only binary classification is supported" and a
+    single class names it.
+    """
+    from sklearn.utils.multiclass import check_classification_targets
+
+    y = np.asarray(y)
+    check_classification_targets(y)
+    classes = np.unique(y)
+    name = type(estimator).__name__
+    if classes.shape[0] > 2:
+        raise ValueError(
+            f"Only binary classification is supported. {name} got y with {classes.shape[0]} classes"
+        )
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"y contains a single class ({classes[0].item()!r}, {y.shape[0]} rows); {name} "
+            "needs rows of two classes"
+        )
+    estimator.classes_ = classes
+    return (y == classes[1]).astype(np.int64)
 
 
 # ----------------------------------------------------------------------------- scalars

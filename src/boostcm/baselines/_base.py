@@ -7,7 +7,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_binary_labels, check_finite_2d
+from .._validation import (
+    check_binary_labels,
+    check_finite_2d,
+    encode_binary_classes,
+    validate_estimator_input,
+)
 
 
 def validate_training_data(X, y) -> tuple[np.ndarray, np.ndarray]:
@@ -15,6 +20,16 @@ def validate_training_data(X, y) -> tuple[np.ndarray, np.ndarray]:
     X = check_finite_2d(X, "X")
     y = check_binary_labels(y, n=X.shape[0], name="y")
     return X, y
+
+
+def validate_classifier_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
+    """The training data of a binary classifier: X checked and recorded (`n_features_in_`,
+    `feature_names_in_`), `classes_` set to the two labels of y, and y returned as int64 0/1
+    (1 = ``classes_[1]``). Labels {0, 1} come back unchanged."""
+    X, y = validate_estimator_input(
+        estimator, X, y, reset=True, min_samples=2, why="one row of each of two classes"
+    )
+    return X, encode_binary_classes(estimator, y)
 
 
 def standardization(X: np.ndarray, enabled: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -63,28 +78,21 @@ class ScoringClassifier(ClassifierMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Training data; finite.
         y : array-like of shape (n_samples,)
-            Binary labels in {0, 1}, both classes present.
+            Labels of two classes, e.g. {0, 1} or two strings; the larger label
+            (``classes_[1]``) is the positive class.
 
         Returns
         -------
         self : object
             The fitted estimator.
         """
-        X, y = validate_training_data(X, y)
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = X.shape[1]
+        X, y = validate_classifier_data(self, X, y)
         self.threshold_ = float(self._fit(X, y))
         return self
 
     def _check_X(self, X) -> np.ndarray:
         check_is_fitted(self, "threshold_")
-        X = check_finite_2d(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features but {type(self).__name__} was fitted with "
-                f"{self.n_features_in_}"
-            )
-        return X
+        return validate_estimator_input(self, X, reset=False)
 
     def decision_function(self, X) -> np.ndarray:
         """Ranking score minus the operating threshold.
@@ -97,13 +105,16 @@ class ScoringClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         scores : ndarray of shape (n_samples,)
-            Scores; > 0 means the positive class.
+            Scores; > 0 means the positive class ``classes_[1]``.
         """
         X = self._check_X(X)
         return self._raw_score(X) - self.threshold_
 
     def predict(self, X) -> np.ndarray:
-        """Class labels: 1 where `decision_function` > 0, else 0.
+        """Class labels: ``classes_[1]`` where `decision_function` > 0, else ``classes_[0]``.
+
+        Subclasses do not override it, so the labels agree with the sign of
+        `decision_function` by construction.
 
         Parameters
         ----------
@@ -113,9 +124,10 @@ class ScoringClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         labels : ndarray of shape (n_samples,)
-            Predicted labels in {0, 1}.
+            Predicted labels, values of ``classes_``.
         """
-        return (self.decision_function(X) > 0).astype(np.int64)
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(np.int64)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

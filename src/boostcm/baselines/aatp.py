@@ -33,7 +33,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 
 from .._validation import check_choice, check_integer, check_probability, check_real
-from ._base import ScoringClassifier, standardization, validate_training_data
+from ._base import ScoringClassifier, standardization, validate_classifier_data
 
 __all__ = ["AccuracyAtTheTop", "aatp_for_rates"]
 
@@ -134,7 +134,7 @@ class AccuracyAtTheTop(ScoringClassifier):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels [0, 1].
+        The two labels seen in `fit`; the larger one is the positive class.
     n_features_in_ : int
         Number of features seen in `fit`.
     coef_ : ndarray of shape (n_features_in_,)
@@ -153,6 +153,9 @@ class AccuracyAtTheTop(ScoringClassifier):
         Solver epochs summed over the candidates.
     n_capped_ : int
         Candidates whose solver stopped at `max_iter` rather than at its tolerance.
+    n_iter_ : int
+        Largest number of solver epochs (iterations for lbfgs) of a candidate, the count capped
+        by `max_iter`.
 
     References
     ----------
@@ -300,6 +303,7 @@ class AccuracyAtTheTop(ScoringClassifier):
         used = [sol[2] for sol in sols if sol is not None]
         self.n_epochs_ = int(sum(used))
         self.n_capped_ = int(sum(e >= self.max_iter for e in used))
+        self.n_iter_ = int(max(used, default=0))
         return float(self._raw_score(X[[self.quantile_index_]])[0])
 
     def _fit(self, X, y):
@@ -327,7 +331,7 @@ def aatp_for_rates(X, y, taus, **params):
     X : array-like of shape (n_samples, n_features)
         Training data; finite.
     y : array-like of shape (n_samples,)
-        Binary labels in {0, 1}, both classes present.
+        Labels of two classes (the larger one is the positive class).
     taus : sequence of float
         Rates, each in (0, 1).
     **params : dict
@@ -363,15 +367,16 @@ def aatp_for_rates(X, y, taus, **params):
     models = [AccuracyAtTheTop(tau=t, **params) for t in taus]
     if models[0].candidates is not None:
         return [m.fit(X, y) for m in models]
-    X, y = validate_training_data(X, y)
     first = models[0]
     first._check_params()
+    X, y = validate_classifier_data(first, X, y)
     mu, sd = standardization(X, first.standardize)
     Z = (X - mu) / sd
     cand = first._candidates(Z, y, taus[0])
     sols = first._solutions(Z, y, cand)
     for m, t in zip(models, taus):
-        m.classes_ = np.array([0, 1])
-        m.n_features_in_ = X.shape[1]
+        for attr in ("classes_", "n_features_in_", "feature_names_in_"):
+            if hasattr(first, attr):
+                setattr(m, attr, getattr(first, attr))
         m.threshold_ = m._set_fitted(X, mu, sd, m._select(Z, cand, sols, t), sols)
     return models

@@ -227,7 +227,7 @@ class DMKS(ScoringClassifier):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels [0, 1].
+        The two labels seen in `fit`; the larger one is the positive class.
     n_features_in_ : int
         Number of features seen in `fit`.
     coef_ : ndarray of shape (n_features_in_,)
@@ -235,7 +235,9 @@ class DMKS(ScoringClassifier):
     ks_start_ : float
         Training KS of the normalised logistic start.
     ks_history_ : ndarray of shape (n_sweeps + 1,)
-        Training KS at the start and after each sweep (non-decreasing).
+        Training KS at the start and after each accepted sweep (non-decreasing).
+    n_iter_ : int
+        Sweeps run (at most `max_iter`; a last sweep that lowered the KS is run and rejected).
     cutoff_ : float
         KS-optimal cutoff c of the final scores.
     threshold_ : float
@@ -274,7 +276,9 @@ class DMKS(ScoringClassifier):
         ks, cut = ks_with_cutoff(X @ beta, y)
         self.ks_start_ = float(ks)
         history = [float(ks)]
-        for _ in range(int(self.max_iter)):
+        self.n_iter_ = 0
+        for sweep in range(int(self.max_iter)):
+            self.n_iter_ = sweep + 1
             beta_prev = beta.copy()
             s = X @ beta
             for k in range(X.shape[1]):

@@ -108,7 +108,7 @@ class PluginLogistic(ScoringClassifier):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels [0, 1].
+        The two labels seen in `fit`; the larger one is the positive class.
     n_features_in_ : int
         Number of features seen in `fit`.
     model_ : sklearn.linear_model.LogisticRegression
@@ -118,14 +118,20 @@ class PluginLogistic(ScoringClassifier):
     threshold_metric_ : float
         Metric of the hard predictions at delta on the held-out fold.
     threshold_fold_ : tuple of ndarray
-        Held-out probabilities and labels the threshold was chosen on.
+        Held-out probabilities and 0/1 labels (1 = ``classes_[1]``) the threshold was chosen
+        on.
+    n_iter_ : int
+        Iterations of the final logistic regression (at most `max_iter`).
 
     Notes
     -----
     `predict_proba` returns the logistic model's probabilities [1 - eta(x), eta(x)] (the
-    scikit-learn meaning); `predict` returns the plug-in decisions 1[eta(x) >= delta], which
-    differ from the argmax of `predict_proba`; `decision_function` is eta(x) - delta (the same
-    ranking as plain logistic regression).
+    scikit-learn meaning); `decision_function` is eta(x) - delta (the same ranking as plain
+    logistic regression) and `predict` its sign, ``classes_[1]`` where eta(x) > delta, as every
+    scikit-learn classifier. That is the plug-in decision 1[eta(x) >= delta] except at
+    eta(x) = delta exactly, which the refitted model (``refit=True``) meets with probability 0;
+    with ``refit=False`` the held-out row(s) at delta are labelled negative. The decisions differ
+    from the argmax of `predict_proba`.
 
     References
     ----------
@@ -193,6 +199,7 @@ class PluginLogistic(ScoringClassifier):
         self.model_ = (
             LogisticRegression(C=self.C, max_iter=self.max_iter).fit(X, y) if self.refit else lr
         )
+        self.n_iter_ = int(np.max(self.model_.n_iter_))
         return delta
 
     def _raw_score(self, X):
@@ -213,19 +220,3 @@ class PluginLogistic(ScoringClassifier):
         """
         X = self._check_X(X)
         return self.model_.predict_proba(X)
-
-    def predict(self, X):
-        """Plug-in decisions 1[eta(x) >= delta].
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data; finite.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            Predicted labels in {0, 1}.
-        """
-        X = self._check_X(X)
-        return (self._raw_score(X) >= self.threshold_).astype(np.int64)

@@ -408,7 +408,7 @@ class QuantileSurrogate(ScoringClassifier):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels [0, 1].
+        The two labels seen in `fit`; the larger one is the positive class.
     n_features_in_ : int
         Number of features seen in `fit`.
     coef_ : ndarray of shape (n_features_in_,)
@@ -590,7 +590,7 @@ class PrecisionAtRecallSurrogate(ScoringClassifier):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels [0, 1].
+        The two labels seen in `fit`; the larger one is the positive class.
     n_features_in_ : int
         Number of features seen in `fit`.
     coef_ : ndarray of shape (n_features_in_,)

@@ -24,8 +24,8 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
 
 from .._optional import import_optional
-from .._validation import check_finite_2d
-from ._base import validate_training_data
+from .._validation import validate_estimator_input
+from ._base import validate_classifier_data
 
 __all__ = [
     "CheckedClassifier",
@@ -41,8 +41,10 @@ __all__ = [
 class CheckedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """A binary classifier that rejects bad input like every boostcm model.
 
-    NaN/inf, wrong shapes, a single class and labels outside {0, 1} raise ``ValueError``;
-    several libraries would otherwise treat NaN as "missing" or fit a one-class model silently.
+    NaN/inf, wrong shapes, sparse or complex input, a single class and more than two classes
+    raise ``ValueError``; several libraries would otherwise treat NaN as "missing" or fit a
+    one-class model silently. Any two labels are accepted: the wrapped classifier is fitted on
+    0/1 (1 = ``classes_[1]``), so for labels {0, 1} it sees them unchanged.
 
     Parameters
     ----------
@@ -54,7 +56,7 @@ class CheckedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     estimator_ : classifier
         The fitted clone of `estimator`.
     classes_ : ndarray of shape (2,)
-        The labels [0, 1].
+        The two labels seen in `fit`; the larger one is the positive class.
     n_features_in_ : int
         Number of features seen in `fit`.
 
@@ -80,27 +82,25 @@ class CheckedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Training data; finite.
         y : array-like of shape (n_samples,)
-            Binary labels in {0, 1}, both classes present.
+            Labels of two classes (the larger one is the positive class).
 
         Returns
         -------
         self : CheckedClassifier
             The fitted estimator.
         """
-        X, y = validate_training_data(X, y)
+        X, y = validate_classifier_data(self, X, y)
         self.estimator_ = clone(self.estimator).fit(X, y)
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = X.shape[1]
         return self
 
     def _check_X(self, X):
         check_is_fitted(self, "estimator_")
-        X = check_finite_2d(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features but the model was fitted with {self.n_features_in_}"
-            )
-        return X
+        return validate_estimator_input(self, X, reset=False)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
 
     def predict_proba(self, X):
         """Class probabilities of the wrapped classifier.
@@ -113,9 +113,10 @@ class CheckedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         proba : ndarray of shape (n_samples, 2)
-            Probabilities of the classes 0 and 1.
+            Probabilities of ``classes_[0]`` and ``classes_[1]``.
         """
-        return self.estimator_.predict_proba(self._check_X(X))
+        X = self._check_X(X)
+        return self.estimator_.predict_proba(X)
 
     def predict(self, X):
         """Class labels of the wrapped classifier.
@@ -128,9 +129,11 @@ class CheckedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         labels : ndarray of shape (n_samples,)
-            Predicted labels in {0, 1}.
+            Predicted labels, values of ``classes_``.
         """
-        return np.asarray(self.estimator_.predict(self._check_X(X))).astype(np.int64)
+        X = self._check_X(X)
+        y01 = np.asarray(self.estimator_.predict(X)).astype(np.int64)
+        return self.classes_[y01]
 
 
 def make_adaboost(random_state=None):

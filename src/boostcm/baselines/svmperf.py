@@ -119,7 +119,7 @@ class SVMPerf(ScoringClassifier):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels [0, 1].
+        The two labels seen in `fit`; the larger one is the positive class.
     n_features_in_ : int
         Number of features seen in `fit`.
     coef_ : ndarray of shape (n_features_in_,)
@@ -230,7 +230,7 @@ class SVMPerf(ScoringClassifier):
         X : array-like of shape (n_samples, n_features)
             Data (usually the training data).
         y : array-like of shape (n_samples,)
-            Binary labels in {0, 1}.
+            Labels, values of ``classes_``.
 
         Returns
         -------
@@ -239,7 +239,7 @@ class SVMPerf(ScoringClassifier):
         """
         X = self._check_X(X)
         Z = X / self.scale_
-        ypm = np.where(np.asarray(y) == 1, 1.0, -1.0)
+        ypm = np.where(np.asarray(y) == self.classes_[1], 1.0, -1.0)
         s = Z @ self.coef_
         if self.metric == "pak":
             delta, c = most_violated_pak(s, ypm, self.k_)

@@ -167,7 +167,7 @@ class TopPush(ScoringClassifier):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels [0, 1].
+        The two labels seen in `fit`; the larger one is the positive class.
     n_features_in_ : int
         Number of features seen in `fit`.
     coef_ : ndarray of shape (n_features_in_,)
@@ -250,7 +250,7 @@ class TopPush(ScoringClassifier):
         X : array-like of shape (n_samples, n_features)
             Data (usually the training data).
         y : array-like of shape (n_samples,)
-            Binary labels in {0, 1}.
+            Labels, values of ``classes_``.
 
         Returns
         -------
@@ -258,7 +258,7 @@ class TopPush(ScoringClassifier):
             The objective.
         """
         w = self.w_
-        s = ((np.asarray(X) - self.mean_) / self.scale_) @ w
-        y = np.asarray(y)
-        z = 1.0 + s[y == 0].max() - s[y == 1]
+        s = ((self._check_X(X) - self.mean_) / self.scale_) @ w
+        pos = np.asarray(y) == self.classes_[1]
+        z = 1.0 + s[~pos].max() - s[pos]
         return float(0.5 * self.lam * w @ w + np.mean(np.maximum(z, 0.0) ** 2))

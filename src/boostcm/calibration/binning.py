@@ -23,6 +23,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
 from .._validation import check_unit_interval
 
@@ -163,7 +164,7 @@ def check_edges(edges) -> np.ndarray:
 
 def _check_fitted(obj):
     if not hasattr(obj, "edges_"):
-        raise ValueError(f"this {type(obj).__name__} is not fitted yet: call fit first")
+        raise NotFittedError(f"this {type(obj).__name__} is not fitted yet: call fit first")
 
 
 class _Binning(BaseEstimator):

@@ -14,10 +14,13 @@ either pi_check_b (22)/(46) (relative mass m_b estimated from the weights, (42))
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import TransformerTags
 
 from .._validation import check_binary_labels, check_finite_1d, check_probability
 from .._validation import check_unit_interval as _scores
@@ -33,6 +36,10 @@ from .binning import (
 from .bounds import bernstein_radius, online_radius, uniform_mass_min_count
 
 BINNINGS = ("uniform-mass", "fixed-width")
+#: ties in uniform-mass binning: the rules of `uniform_mass_edges`, plus "merge" (the default of
+#: the calibrators): drop the coinciding edges, then merge every bin left without an estimation
+#: point into the nearest non-empty bin below it (the lowest ones into the first non-empty bin)
+CALIBRATOR_DUPLICATES = (*DUPLICATES, "merge")
 INTERVALS = ("batch", "online")
 RELATIVE_MASS = ("weights", "unlabeled")
 
@@ -94,6 +101,14 @@ def _check_labels01(y, n, name="y") -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def _require_y(estimator, y) -> None:
+    if y is None:
+        raise ValueError(
+            f"This {type(estimator).__name__} estimator requires y to be passed, but the target y "
+            "is None: the bin probabilities are estimated from the 0/1 labels"
+        )
+
+
 def _split_sizes(n_quantile, n: int) -> int:
     if isinstance(n_quantile, bool):
         raise ValueError(f"n_quantile must be an int or a fraction in (0, 1), got {n_quantile!r}")
@@ -114,6 +129,16 @@ def _split_sizes(n_quantile, n: int) -> int:
 class _BinnedCalibrator(BaseEstimator):
     """Binning and sample split shared by the histogram-binning calibrators."""
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # a calibrator of one score column: transform(scores) is predict(scores), and fit needs
+        # the labels; scikit-learn's suite runs (its 2-D, unbounded X does not apply, see
+        # tests/test_estimator_checks.py)
+        tags.transformer_tags = TransformerTags(preserves_dtype=[])
+        tags.input_tags.one_d_array = True
+        tags.target_tags.required = True
+        return tags
+
     def _fit_bins(self, scores):
         """Fix the partition; return (edges, indices of the estimation points in input order)."""
         n = scores.shape[0]
@@ -125,8 +150,10 @@ class _BinnedCalibrator(BaseEstimator):
             n_bins = check_n_bins(self.n_bins)
             if self.bins == "fixed-width":
                 return fixed_width_edges(n_bins), np.arange(n), np.arange(0)
-            if self.duplicates not in DUPLICATES:
-                raise ValueError(f"duplicates must be one of {DUPLICATES}, got {self.duplicates!r}")
+            if self.duplicates not in CALIBRATOR_DUPLICATES:
+                raise ValueError(
+                    f"duplicates must be one of {CALIBRATOR_DUPLICATES}, got {self.duplicates!r}"
+                )
             n_q = _split_sizes(self.n_quantile, n)
             if n_bins > n_q:
                 raise ValueError(
@@ -135,7 +162,21 @@ class _BinnedCalibrator(BaseEstimator):
                 )
             perm = rng_permutation(self.random_state, n)
             quantile_idx, est_idx = np.sort(perm[:n_q]), np.sort(perm[n_q:])
-            edges = uniform_mass_edges(scores[quantile_idx], n_bins, duplicates=self.duplicates)
+            rule = "drop" if self.duplicates == "merge" else self.duplicates
+            edges = uniform_mass_edges(scores[quantile_idx], n_bins, duplicates=rule)
+            if self.duplicates == "merge":
+                merged = _merge_empty_bins(edges, scores[est_idx])
+                if merged.shape[0] < edges.shape[0]:
+                    warnings.warn(
+                        f"{type(self).__name__}: {edges.shape[0] - merged.shape[0]} uniform-mass "
+                        f"bin(s) held no estimation point and were merged into a neighbour "
+                        f"(duplicates='merge'), leaving {merged.shape[0] - 1} bins: the partition "
+                        "now depends on the estimation split, so the Theorem 4 intervals are "
+                        "approximate. Fewer bins or more calibration data avoid the merge.",
+                        UserWarning,
+                        stacklevel=4,
+                    )
+                edges = merged
             return edges, est_idx, quantile_idx
         return check_edges(self.bins), np.arange(n), np.arange(0)
 
@@ -146,7 +187,7 @@ class _BinnedCalibrator(BaseEstimator):
 
     def _check_fitted(self):
         if not hasattr(self, "bin_means_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit first")
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     def apply(self, scores) -> np.ndarray:
         """Bin index (0-based) of each score under the fitted partition.
@@ -202,7 +243,7 @@ class _BinnedCalibrator(BaseEstimator):
             where = ", ".join(f"{b} = [{e[b]:.4g}, {e[b + 1]:.4g})" for b in empty[:5])
             raise ValueError(
                 f"bin(s) {where} hold no {what}: the estimator needs N_b >= 1 in every bin; "
-                "use fewer bins or more calibration data"
+                "use fewer bins, more calibration data or duplicates='merge'"
             )
 
 
@@ -227,9 +268,15 @@ class HistogramBinning(_BinnedCalibrator):
     alpha : float, default=0.1
         Level of the intervals and of the calibration guarantee (coverage 1 - alpha,
         simultaneously over bins).
-    duplicates : {"raise", "drop"}, default="raise"
-        Uniform-mass only: ties making two quantile edges coincide raise a ValueError, or drop
-        the repeated edge (fewer bins).
+    duplicates : {"merge", "drop", "raise"}, default="merge"
+        Uniform-mass only, what ties do. "drop": quantile edges that coincide (ties in the
+        quantile split) are dropped, giving fewer bins; "merge" (default): the same, then every
+        bin that holds no point of the estimation split is merged into the nearest non-empty bin
+        below it (the lowest ones into the first non-empty bin), so a small calibration set fits
+        at the defaults; `n_bins_` and `bin_edges_` give the partition used. "raise": coinciding
+        edges raise a ValueError, and so does an empty bin with "drop". The merge looks at the
+        estimation split, so Theorem 4 then holds for a partition chosen with it (a departure
+        the warning of `fit` names when it happens).
     random_state : int, numpy Generator, RandomState or None, default=None
         Seed of the sample split.
 
@@ -291,7 +338,7 @@ class HistogramBinning(_BinnedCalibrator):
         bins="uniform-mass",
         n_quantile=0.2,
         alpha=0.1,
-        duplicates="raise",
+        duplicates="merge",
         random_state=None,
     ):
         self.n_bins = n_bins
@@ -314,8 +361,14 @@ class HistogramBinning(_BinnedCalibrator):
         Returns
         -------
         self
+
+        Warns
+        -----
+        UserWarning
+            When the guarantee is vacuous (``guarantee_.epsilon >= 1``).
         """
         self._clear_fitted()
+        _require_y(self, y)
         s = _scores(scores)
         y = check_binary_labels(y, s.shape[0])
         check_probability(self.alpha)
@@ -332,7 +385,22 @@ class HistogramBinning(_BinnedCalibrator):
         except BaseException:
             self._clear_fitted()
             raise
+        self._warn_vacuous()
         return self
+
+    def _warn_vacuous(self):
+        """Warn when Corollary 3's epsilon is >= 1: |E[Y | h(X)] - h(X)| <= 1 always holds."""
+        g = self.guarantee_
+        if g.epsilon >= 1.0:
+            warnings.warn(
+                f"{type(self).__name__}: the Corollary 3 guarantee is vacuous, epsilon = "
+                f"{g.epsilon:.3g} >= 1 (B = {g.n_bins} bins, n = {g.n_calibration} estimation "
+                f"points, smallest bin {g.min_count}): the calibration error of probabilities is "
+                "at most 1 anyway. Use fewer bins or more calibration data for a bound that says "
+                "something.",
+                UserWarning,
+                stacklevel=3,
+            )
 
     def partial_fit(self, scores, y):
         """Add calibration points (in arrival order) to the fixed partition; update everything.
@@ -469,6 +537,18 @@ class HistogramBinning(_BinnedCalibrator):
         return lower[b], upper[b]
 
 
+def _merge_empty_bins(edges: np.ndarray, est_scores: np.ndarray) -> np.ndarray:
+    """Drop the inner edges that open a bin holding none of `est_scores`: each empty bin joins
+    the nearest non-empty bin below it; empty bins below the first non-empty one join it."""
+    counts = np.bincount(
+        np.searchsorted(edges[1:-1], est_scores, side="right"), minlength=edges.shape[0] - 1
+    )
+    full = np.flatnonzero(counts > 0)
+    if full.shape[0] == counts.shape[0] or full.shape[0] == 0:
+        return edges
+    return np.concatenate([[0.0], edges[full[1:]], [1.0]])
+
+
 def relative_mass(source_bins, target_bins, n_bins: int) -> np.ndarray:
     """The relative-mass estimate m_hat_b of eq. (47) from unlabelled source and target points.
 
@@ -544,8 +624,10 @@ class WeightedHistogramBinning(_BinnedCalibrator):
     relative_mass : {"weights", "unlabeled"}, default="weights"
         Estimator of the relative mass m_b: (42) from the weights, or (47) from extra
         unlabelled scores.
-    duplicates : {"raise", "drop"}, default="raise"
-        Uniform-mass only: what to do with coinciding quantile edges.
+    duplicates : {"merge", "drop", "raise"}, default="merge"
+        Uniform-mass only, what ties do: drop coinciding quantile edges ("drop"), then also
+        merge bins left without an estimation point into the nearest non-empty bin below
+        ("merge"), or raise ("raise"); see :class:`HistogramBinning`.
     random_state : int, numpy Generator, RandomState or None, default=None
         Seed of the sample split.
 
@@ -597,7 +679,7 @@ class WeightedHistogramBinning(_BinnedCalibrator):
         bins="uniform-mass",
         n_quantile=0.2,
         relative_mass="weights",
-        duplicates="raise",
+        duplicates="merge",
         random_state=None,
     ):
         self.n_bins = n_bins
@@ -630,6 +712,7 @@ class WeightedHistogramBinning(_BinnedCalibrator):
             raise ValueError(
                 f"relative_mass must be one of {RELATIVE_MASS}, got {self.relative_mass!r}"
             )
+        _require_y(self, y)
         s = _scores(scores)
         y = check_binary_labels(y, s.shape[0])
         w = check_finite_1d(sample_weight, "sample_weight")

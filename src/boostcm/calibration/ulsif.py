@@ -20,8 +20,9 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
-from .._validation import check_finite_2d
+from .._validation import check_finite_2d, validate_estimator_input
 from ._random import rng_choice
 
 # Appendix D.4: 25 log-spaced sigma in (1e-2, 1e2), 100 log-spaced lambda in (1e-3, 1e3)
@@ -171,6 +172,9 @@ class ULSIF(BaseEstimator):
         theta = max(0, (H + lambda I)^{-1} h) at the chosen (sigma, lambda).
     n_features_in_ : int
         Dimension d.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X_source has string column names; X_target and the X of
+        `predict` must have the same columns in the same order.
 
     References
     ----------
@@ -210,10 +214,12 @@ class ULSIF(BaseEstimator):
         -------
         self
         """
-        Xs = check_finite_2d(X_source, "X_source")
+        Xs = validate_estimator_input(self, X_source, reset=True, name="X_source")
         Xt = check_finite_2d(X_target, "X_target")
         if Xs.shape[1] != Xt.shape[1]:
             raise ValueError(f"X_source has {Xs.shape[1]} features but X_target has {Xt.shape[1]}")
+        # X_target: the same columns as X_source (names and order, when they have names)
+        Xt = validate_estimator_input(self, X_target, reset=False, name="X_target")
         sigmas = _grid(PAPER_SIGMAS if self.sigmas is None else self.sigmas, "sigmas")
         lambdas = _grid(PAPER_LAMBDAS if self.lambdas is None else self.lambdas, "lambdas")
         nc = self.n_centers
@@ -239,7 +245,6 @@ class ULSIF(BaseEstimator):
         Kd = gaussian_kernel(Xs, centers, self.sigma_)
         Kn = gaussian_kernel(Xt, centers, self.sigma_)
         self.coef_ = ulsif_solve(Kd, Kn, self.lambda_)
-        self.n_features_in_ = Xs.shape[1]
         return self
 
     def predict(self, X) -> np.ndarray:
@@ -256,12 +261,8 @@ class ULSIF(BaseEstimator):
             sum_l theta_l exp(-||x - c_l||^2 / (2 sigma^2)).
         """
         if not hasattr(self, "coef_"):
-            raise ValueError("this ULSIF is not fitted yet: call fit first")
-        X = check_finite_2d(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, the ratio was fitted on {self.n_features_in_}"
-            )
+            raise NotFittedError("this ULSIF is not fitted yet: call fit first")
+        X = validate_estimator_input(self, X, reset=False)
         return self.coef_ @ gaussian_kernel(X, self.centers_, self.sigma_)
 
 

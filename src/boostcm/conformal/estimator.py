@@ -6,216 +6,30 @@ held-out set with the quantile (4.1) of `boostcm.conformal.split` and gives inte
 rows. The symmetric score is CQR's (Romano et al. 2019, section 3, Theorem 1);
 ``method="asymmetric"`` calibrates each side separately at level alpha/2 (Romano et al. 2019,
 section 3, Theorem 2).
-Decisions D94 (API and default convention) and D95 (what is accepted as a model).
+Decisions D94 (API and default convention) and D95 (what is accepted as a model). The adapter
+and the calibration-size check live in `boostcm.conformal._adapters`, shared with `split_cqr` and
+`sliding_window_cqr`.
 """
 
 from __future__ import annotations
 
-import inspect
-import warnings
-
-import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from boostcm._validation import (
     check_choice,
-    check_finite_1d,
-    check_finite_2d,
+    check_numeric_target,
     check_probability,
     check_same_length,
+    validate_estimator_input,
 )
 
-from .split import calibrate, cqr_scores, quantile_rank
+from ._adapters import _IntervalAdapter, _warn_small_calibration, min_calibration_size
+from .split import calibrate, cqr_scores
 
 __all__ = ["ConformalQuantileRegressor", "min_calibration_size"]
 
 _METHODS = ("symmetric", "asymmetric")
-# parameters that hold the quantile level of a single-quantile regressor, with the loss parameter
-# and value that must accompany them (None: the level parameter alone makes it a quantile model)
-_LEVEL_PARAMS = (
-    ("quantile", "loss", "quantile"),  # HistGradientBoostingRegressor
-    ("quantile", None, None),  # QuantileRegressor
-    ("alpha", "loss", "quantile"),  # GradientBoostingRegressor
-    ("alpha", "objective", "quantile"),  # LightGBM's LGBMRegressor
-)
-
-
-def min_calibration_size(alpha: float) -> int:
-    """Smallest calibration set for which the n + 1 convention gives a finite threshold.
-
-    The smallest n with ceil((1 - alpha)(n + 1)) <= n, i.e. n >= (1 - alpha) / alpha. Below it the
-    corrected threshold is +inf; the thesis quantile (4.1) is then finite but covers an
-    exchangeable point with probability ceil((1 - alpha) n) / (n + 1) < 1 - alpha.
-
-    Parameters
-    ----------
-    alpha : float
-        Miscoverage level in (0, 1).
-
-    Returns
-    -------
-    n_min : int
-        The smallest adequate calibration size.
-
-    Examples
-    --------
-    >>> from boostcm.conformal import min_calibration_size
-    >>> min_calibration_size(0.1), min_calibration_size(0.05)
-    (9, 19)
-    """
-    alpha = check_probability(alpha)
-    n = max(1, int(np.floor((1.0 - alpha) / alpha)) - 2)
-    while quantile_rank(n, 1.0 - alpha, True) > n:
-        n += 1
-    return n
-
-
-def _warn_small_calibration(n_cal: int, alpha: float, fsc: bool, where: str) -> None:
-    """Warn when n_cal < min_calibration_size(alpha): +inf threshold (n + 1) or coverage
-    ceil((1 - alpha) n) / (n + 1) < 1 - alpha (thesis quantile)."""
-    n_min = min_calibration_size(alpha)
-    if n_cal >= n_min:
-        return
-    if fsc:
-        msg = (
-            f"{where}: {n_cal} calibration point(s) are too few for alpha={alpha:g} with the n + 1 "
-            f"convention: the threshold is +inf and the intervals are unbounded (at least {n_min} "
-            "are needed)"
-        )
-    else:
-        k = quantile_rank(n_cal, 1.0 - alpha)
-        msg = (
-            f"{where}: {n_cal} calibration point(s) are too few for alpha={alpha:g}: the threshold "
-            f"(quantile 4.1, rank {k}) covers an exchangeable point with probability only "
-            f"{k}/{n_cal + 1} (at least {n_min} points are needed for 1 - alpha)"
-        )
-    warnings.warn(msg, UserWarning, stacklevel=3)
-
-
-def _param_default(est, name):
-    """Default of parameter `name` in the estimator class's __init__ (inspect.Parameter.empty if none)."""
-    try:
-        return inspect.signature(type(est).__init__).parameters[name].default
-    except (KeyError, ValueError, TypeError):
-        return inspect.Parameter.empty
-
-
-def _level_param(est) -> str | None:
-    """Name of the parameter holding a single-quantile regressor's level, or None."""
-    if not hasattr(est, "get_params"):
-        return None
-    params = est.get_params(deep=False)
-    for name, loss_name, loss_value in _LEVEL_PARAMS:
-        if name not in params:
-            continue
-        if loss_name is None:
-            if not any(p in params for p in ("loss", "objective")):
-                return name
-        elif params.get(loss_name) == loss_value:
-            return name
-    return None
-
-
-def _same(a, b) -> bool:
-    return a is not None and b is not None and abs(float(a) - float(b)) <= 1e-12
-
-
-class _IntervalAdapter:
-    """Fits the wrapped model(s) and returns (lower, upper) with lower <= upper (D39)."""
-
-    def __init__(self, estimator, alpha: float, copy: bool = True):
-        self.alpha = alpha
-        levels = (alpha / 2.0, 1.0 - alpha / 2.0)
-        if isinstance(estimator, (tuple, list)):
-            if len(estimator) != 2:
-                raise ValueError(
-                    f"estimator: a pair (lower, upper) of regressors is needed, got {len(estimator)}"
-                )
-            self.kind = "pair"
-            self.models = [self._checked_clone(m, lv, "pair") for m, lv in zip(estimator, levels)]
-        elif hasattr(estimator, "predict_interval") or hasattr(estimator, "predict_quantiles"):
-            self.kind = "interval"
-            copy = copy and hasattr(estimator, "get_params")
-            model = clone(estimator) if copy else estimator
-            if hasattr(model, "get_params") and "alpha" in model.get_params(deep=False):
-                set_alpha = model.get_params(deep=False)["alpha"]
-                if not copy and not _same(set_alpha, alpha):
-                    raise ValueError(
-                        f"alpha: split CQR at alpha={alpha:g} but the model fits the levels of "
-                        f"alpha={set_alpha!r}"
-                    )
-                if not _same(set_alpha, alpha) and not _same(
-                    set_alpha, _param_default(model, "alpha")
-                ):
-                    raise ValueError(
-                        f"alpha: the wrapper has alpha={alpha:g} but the model was given "
-                        f"alpha={set_alpha!r}; set one of them (the model's default is replaced)"
-                    )
-                if copy:
-                    model.set_params(alpha=alpha)
-            self.models = [model]
-        elif _level_param(estimator) is not None:
-            self.kind = "single"
-            self.models = [self._checked_clone(estimator, lv, "single") for lv in levels]
-        else:
-            raise ValueError(
-                f"estimator: {type(estimator).__name__} is not a quantile regressor: pass one of "
-                "our quantile models, a scikit-learn regressor with a quantile loss (e.g. "
-                "GradientBoostingRegressor(loss='quantile'), HistGradientBoostingRegressor"
-                "(loss='quantile'), QuantileRegressor()), a pair (lower, upper) of regressors or "
-                "a model with predict_quantiles(X) -> (n, 2)"
-            )
-
-    def _checked_clone(self, est, level, kind):
-        if not hasattr(est, "fit") or not hasattr(est, "predict"):
-            raise ValueError(f"estimator: {type(est).__name__} has no fit/predict")
-        model = clone(est)
-        name = _level_param(model)
-        if name is None:
-            if kind == "single":  # pragma: no cover - guarded by _level_param above
-                raise ValueError(f"estimator: {type(est).__name__} has no quantile level")
-            return model  # a pair of regressors whose levels we cannot see: used as given
-        set_level = model.get_params(deep=False)[name]
-        if kind == "pair":
-            if not _same(set_level, level):
-                raise ValueError(
-                    f"alpha: the wrapper needs the levels ({self.alpha / 2:g}, "
-                    f"{1 - self.alpha / 2:g}) but a model of the pair has {name}={set_level!r}"
-                )
-            return model
-        expected = (self.alpha / 2.0, 1.0 - self.alpha / 2.0)
-        default = _param_default(model, name)
-        if not (
-            set_level is None
-            or _same(set_level, default)
-            or any(_same(set_level, e) for e in expected)
-        ):
-            raise ValueError(
-                f"alpha: the wrapper has alpha={self.alpha:g} (levels {expected[0]:g} and "
-                f"{expected[1]:g}) but {type(est).__name__} was given {name}={set_level!r}"
-            )
-        return model.set_params(**{name: level})
-
-    def fit(self, X, y):
-        for m in self.models:
-            m.fit(X, y)
-        return self
-
-    def predict_interval(self, X):
-        if self.kind == "interval":
-            m = self.models[0]
-            if hasattr(m, "predict_interval"):
-                lo, hi = m.predict_interval(X)
-            else:
-                q = np.asarray(m.predict_quantiles(X), dtype=np.float64)
-                if q.ndim != 2 or q.shape[1] != 2:
-                    raise ValueError(f"predict_quantiles must return (n, 2), got {q.shape}")
-                lo, hi = q[:, 0], q[:, 1]
-        else:
-            lo, hi = (np.asarray(m.predict(X), dtype=np.float64).reshape(-1) for m in self.models)
-        lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
-        return np.minimum(lo, hi), np.maximum(lo, hi)
 
 
 class ConformalQuantileRegressor(BaseEstimator):
@@ -258,6 +72,9 @@ class ConformalQuantileRegressor(BaseEstimator):
         The fitted model(s): one interval model, or the lower and upper regressors.
     n_features_in_ : int
         Number of features seen in `fit`.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X in `fit` has string column names (a DataFrame); X_cal and
+        the X of `predict_interval` must then have the same columns in the same order.
     threshold_ : float
         Symmetric method: the threshold q added on both sides. Asymmetric: max(q_lo, q_hi).
     threshold_lower_ : float
@@ -326,9 +143,10 @@ class ConformalQuantileRegressor(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training features; finite.
+            Training features; finite, at least 2 rows. A DataFrame's column names are recorded
+            (`feature_names_in_`) and later calls must give the same columns in the same order.
         y : array-like of shape (n_samples,)
-            Training targets; finite.
+            Training targets; finite and numeric (strings are refused, not parsed).
 
         Returns
         -------
@@ -336,24 +154,20 @@ class ConformalQuantileRegressor(BaseEstimator):
             The fitted (not yet conformalized) estimator.
         """
         adapter = self._adapter()
-        X = check_finite_2d(X, "X")
-        y = check_finite_1d(y, "y")
-        check_same_length(X, y, "X", "y")
-        for attr in ("threshold_", "threshold_lower_", "threshold_upper_"):
+        for attr in ("threshold_", "threshold_lower_", "threshold_upper_", "estimators_"):
             self.__dict__.pop(attr, None)
+        X, y = validate_estimator_input(
+            self, X, y, reset=True, min_samples=2, why="the quantile models need two rows"
+        )
+        y = check_numeric_target(y, "y")
         adapter.fit(X, y)
         self._adapter_ = adapter
         self.estimators_ = adapter.models
-        self.n_features_in_ = X.shape[1]
         return self
 
     def _raw_interval(self, X, name):
         check_is_fitted(self, "estimators_")
-        X = check_finite_2d(X, name)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"{name} has {X.shape[1]} features but the model was fitted on {self.n_features_in_}"
-            )
+        X = validate_estimator_input(self, X, reset=False, name=name)
         return self._adapter_.predict_interval(X)
 
     def conformalize(self, X_cal, y_cal):
@@ -379,7 +193,7 @@ class ConformalQuantileRegressor(BaseEstimator):
             (thesis convention).
         """
         lo, hi = self._raw_interval(X_cal, "X_cal")
-        y_cal = check_finite_1d(y_cal, "y_cal")
+        y_cal = check_numeric_target(y_cal, "y_cal")
         check_same_length(lo, y_cal, "X_cal", "y_cal")
         alpha, fsc = float(self.alpha), bool(self.finite_sample_correction)
         n = y_cal.shape[0]

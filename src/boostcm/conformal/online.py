@@ -33,6 +33,7 @@ from boostcm._validation import (
     check_same_length,
 )
 
+from ._adapters import _IntervalAdapter
 from .split import calibrate, cqr_scores, empirical_quantile
 
 __all__ = ["AGACI_GAMMAS", "sliding_window_cqr"]
@@ -163,8 +164,11 @@ def sliding_window_cqr(
         Targets; finite.
     model_factory : callable
         ``model_factory(window_number)`` returns a fresh, unfitted quantile model (seed it from
-        the window number for reproducibility). Window numbers count the fits from `start`
-        (default) or from `first` (``refit_every``).
+        the window number for reproducibility): any model `ConformalQuantileRegressor` accepts,
+        through the same adapter (one of ours at this alpha, a scikit-learn regressor with a
+        quantile loss, whose level is set to alpha/2 and 1 - alpha/2 on two clones, a pair
+        (lower, upper) of regressors, or a model with ``predict_quantiles``). Window numbers count
+        the fits from `start` (default) or from `first` (``refit_every``).
     n_train : int
         Length of the training window; >= 1.
     n_cal : int
@@ -319,7 +323,7 @@ def _block(X, y, factory, n_train, n_cal, alpha, fsc, events, rule, window, t0, 
     [t0 - n_cal - n_train, t0 - n_cal)), recalibrated every `cal_step` test indices; `rule`
     (ACI / AgACI state, None for the fixed level) sets the thresholds in time order."""
     train = slice(t0 - n_cal - n_train, t0 - n_cal)
-    model = factory(window)
+    model = _IntervalAdapter(factory(window), alpha, copy=False)
     model.fit(X[train], y[train])
     lo_all, hi_all = model.predict_interval(X[b0 - n_cal : b1])  # calibration windows + tests
     scores = cqr_scores(y[b0 - n_cal : b1], lo_all, hi_all)

@@ -23,13 +23,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from boostcm._validation import (
     check_choice,
-    check_finite_1d,
-    check_finite_2d,
     check_fraction,
     check_integer,
+    check_numeric_target,
     check_probability,
     check_real,
-    check_same_length,
+    validate_estimator_input,
 )
 
 from . import _trees
@@ -63,6 +62,8 @@ class QuantileModel(BaseEstimator):
     ----------
     n_features_in_ : int
         Number of features seen in `fit`.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X in `fit` has string column names.
 
     See Also
     --------
@@ -119,9 +120,10 @@ class QuantileModel(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training data; finite, at least 2 rows.
+            Training data; finite, at least 2 rows. A DataFrame's column names are recorded
+            (`feature_names_in_`) and later calls must give the same columns in the same order.
         y : array-like of shape (n_samples,)
-            Targets; finite.
+            Targets; finite and numeric (strings are refused, not parsed).
 
         Returns
         -------
@@ -130,14 +132,18 @@ class QuantileModel(BaseEstimator):
         """
         check_probability(self.alpha)
         self._check_params()
-        X = check_finite_2d(X, "X")
-        y = check_finite_1d(y, "y")
-        check_same_length(X, y, "X", "y")
-        if X.shape[0] < 2:
-            raise ValueError("at least 2 training points are needed")
+        self.__dict__.pop("_fitted", None)
+        X, y = validate_estimator_input(
+            self, X, y, reset=True, min_samples=2, why="two quantiles are estimated from the rows"
+        )
+        y = check_numeric_target(y, "y")
         self._fit(X, y)
-        self.n_features_in_ = X.shape[1]
+        self._fitted = True
         return self
+
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether `fit` has completed (a failed fit leaves the model unfitted)."""
+        return getattr(self, "_fitted", False)
 
     def predict_quantiles(self, X) -> np.ndarray:
         """Raw estimates of the alpha/2 and 1 - alpha/2 conditional quantiles.
@@ -152,13 +158,8 @@ class QuantileModel(BaseEstimator):
         quantiles : ndarray of shape (n_samples, 2)
             Column 0: the alpha/2 quantile, column 1: the 1 - alpha/2 quantile (they may cross).
         """
-        check_is_fitted(self, "n_features_in_")
-        X = check_finite_2d(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features but the model was fitted on {self.n_features_in_}"
-            )
-        return self._predict(X)
+        check_is_fitted(self)
+        return self._predict(validate_estimator_input(self, X, reset=False))
 
     def predict_interval(self, X):
         """Prediction interval [lower, upper] from the two quantile estimates.
@@ -218,6 +219,8 @@ class QuantileGradientBoosting(QuantileModel):
     ----------
     n_features_in_ : int
         Number of features seen in `fit`.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X in `fit` has string column names.
 
     See Also
     --------
@@ -317,6 +320,8 @@ class QuantileRandomForest(QuantileModel):
     ----------
     n_features_in_ : int
         Number of features seen in `fit`.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X in `fit` has string column names.
 
     See Also
     --------
@@ -410,6 +415,8 @@ class PinballMLP(QuantileModel):
     ----------
     n_features_in_ : int
         Number of features seen in `fit`.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X in `fit` has string column names.
 
     See Also
     --------

@@ -12,9 +12,10 @@ from boostcm._validation import (
     check_finite_2d,
     check_integer,
     check_probability,
-    check_real,
     check_same_length,
 )
+
+from ._adapters import _IntervalAdapter, _warn_small_calibration, quantile_rank
 
 __all__ = [
     "SplitCQRResult",
@@ -31,58 +32,6 @@ __all__ = [
     "split_cqr",
     "split_indices",
 ]
-
-
-def quantile_rank(n: int, phi: float, finite_sample_correction: bool = False) -> int:
-    """1-based rank k of the order statistic that `empirical_quantile` returns.
-
-    Without correction (thesis eq. 4.1): the smallest k with k / n >= phi. With correction: the
-    smallest k with k / (n + 1) >= phi (the usual split-CP quantile); k = n + 1 means the
-    prediction set is unbounded. The comparison is done in floating point exactly as the
-    definition's average would be.
-
-    Parameters
-    ----------
-    n : int
-        Number of calibration scores; >= 1.
-    phi : float
-        Quantile level in [0, 1).
-    finite_sample_correction : bool, default=False
-        Use n + 1 in the denominator.
-
-    Returns
-    -------
-    k : int
-        The rank, in 0..n (0 means -inf) or n + 1 with the correction.
-
-    Raises
-    ------
-    ValueError
-        If the calibration set is empty or phi is outside [0, 1).
-
-    References
-    ----------
-    .. [1] T. R. Ramos, "Boosting and concentration of measure methods in Machine Learning",
-       PhD thesis, IMPA, 2022, section 4.1 (eq. 4.1).
-
-    Examples
-    --------
-    >>> from boostcm.conformal import quantile_rank
-    >>> quantile_rank(10, 0.9), quantile_rank(10, 0.9, finite_sample_correction=True)
-    (9, 10)
-    """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise ValueError(f"n must be an integer, got {n!r}")
-    if n < 1:
-        raise ValueError("the calibration set is empty: at least one calibration score is needed")
-    phi = check_real(phi, "phi", low=0.0, high=1.0, high_inclusive=False)
-    m = n + 1 if finite_sample_correction else n
-    k = max(int(np.ceil(phi * m)), 0)
-    while k > 0 and (k - 1) / m >= phi:
-        k -= 1
-    while k / m < phi:
-        k += 1
-    return k
 
 
 def empirical_quantile(scores, phi: float, finite_sample_correction: bool = False) -> float:
@@ -387,8 +336,6 @@ def split_cqr(
     >>> res.lower.shape, bool(0.8 < res.covered.mean() <= 1.0)
     ((197,), True)
     """
-    from .estimator import _IntervalAdapter, _warn_small_calibration
-
     alpha = check_probability(alpha)
     X = check_finite_2d(X, "X")
     y = np.asarray(y, dtype=np.float64)
