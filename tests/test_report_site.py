@@ -35,6 +35,7 @@ from boostcm.experiments import cost
 from boostcm.experiments.config import load_schema, validate_config
 from boostcm.report import build_report
 from boostcm.report.illustrations import render_illustration
+from boostcm.report.notebook import VerdictSummary
 from boostcm.report.site import target_status
 from boostcm.targets import load_targets, paper_table
 
@@ -82,7 +83,16 @@ def _notebook(path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     code = nbformat.v4.new_code_cell("print('recall')", execution_count=1)
     code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="recall\n")]
-    nb.cells = [nbformat.v4.new_markdown_cell("# HASH-T3.4 (synthetic)"), code]
+    summary = VerdictSummary({"id": "HASH-T3.4", "status": "deviates", "summary": "<b>s</b>"})
+    last = nbformat.v4.new_code_cell("verdict_summary(...)", execution_count=2)
+    last.outputs = [
+        nbformat.v4.new_output(
+            "execute_result",
+            data={"text/html": summary._repr_html_(), "text/plain": repr(summary)},
+            execution_count=2,
+        )
+    ]
+    nb.cells = [nbformat.v4.new_markdown_cell("# HASH-T3.4 (synthetic)"), code, last]
     nb.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",
@@ -228,6 +238,9 @@ def test_site_pages_without_a_browser(synthetic_run):
     assert "The published table, as transcribed" in legacy
     notebook = (site / "notebooks" / "HASH-T3.4.html").read_text()
     assert not re.search(r"<script[^>]+src=[\"']?https?:", notebook)  # nothing from the network
+    # the notebook's verdict summary, escaped, links to the target's page from the site's copy
+    assert '<a href="../targets/HASH-T3.4.html">' in notebook and "&lt;b&gt;s&lt;/b&gt;" in notebook
+    assert "../report/targets/" not in notebook
 
 
 def test_text_of_a_verdict_is_escaped_on_every_page(synthetic_run):

@@ -307,6 +307,9 @@ def _notebook_exporter():
 def render_notebook(ipynb, out_html, target_id: str, back: str) -> None:
     """Render an executed notebook as a standalone HTML page (no scripts from the network).
 
+    Its link to the target's page (:class:`boostcm.report.notebook.VerdictSummary`, relative to
+    ``results/notebooks``) is made relative to the page's place in the site.
+
     Parameters
     ----------
     ipynb : path-like
@@ -320,6 +323,15 @@ def render_notebook(ipynb, out_html, target_id: str, back: str) -> None:
     """
     nbformat = import_optional("nbformat", "workflow")
     nb = nbformat.read(str(ipynb), as_version=4)
+    # the notebook links to its target's page relative to results/notebooks (VerdictSummary);
+    # the site's copy of the notebook sits in results/report/notebooks
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if isinstance(data.get("text/html"), str):
+                data["text/html"] = data["text/html"].replace(
+                    'href="../report/targets/', 'href="../targets/'
+                )
     body, _ = _notebook_exporter().from_notebook_node(
         nb, resources={"boostcm_back": back, "boostcm_id": target_id}
     )
