@@ -288,6 +288,7 @@ def test_a_reduced_profile_marks_every_comparison_with_the_papers(synthetic_run)
     css = (site / "assets" / "site.css").read_text()
     rule = re.search(r"\.badge\.reduced[^{]*\{([^}]*)\}", css).group(1)
     assert "var(--reduced)" in rule and "--reduced: #f1eee4" in css
+    assert ".tile.reduced.agrees::after" in css  # the tiles still tell agrees from deviates
 
     _, plain = _build(results, config)
     text = (plain / "targets" / "EB-T5.html").read_text()
