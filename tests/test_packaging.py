@@ -159,6 +159,10 @@ def test_wheel_ships_the_catalog(repo, tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "boostcm/datasets/catalog.yaml" in names
     assert "boostcm/cli/__init__.py" in names
+    # the results site's templates and style sheet (boostcm/report/templates)
+    templates = repo / "src" / "boostcm" / "report" / "templates"
+    shipped = {f"boostcm/report/templates/{f.name}" for f in templates.iterdir()}
+    assert len(shipped) >= 6 and shipped <= set(names), shipped - set(names)
     meta = next(n for n in names if n.endswith("METADATA"))
     text = zipfile.ZipFile(wheel).read(meta).decode()
     assert "License-Expression: MIT" in text

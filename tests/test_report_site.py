@@ -23,6 +23,7 @@ import re
 import shutil
 from pathlib import Path
 
+import markupsafe
 import nbformat
 import pandas as pd
 import pytest
@@ -34,6 +35,7 @@ from boostcm.experiments import cost
 from boostcm.experiments.config import load_schema, validate_config
 from boostcm.report import build_report
 from boostcm.report.illustrations import render_illustration
+from boostcm.report.notebook import VerdictSummary
 from boostcm.report.site import target_status
 from boostcm.targets import load_targets, paper_table
 
@@ -81,7 +83,16 @@ def _notebook(path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     code = nbformat.v4.new_code_cell("print('recall')", execution_count=1)
     code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="recall\n")]
-    nb.cells = [nbformat.v4.new_markdown_cell("# HASH-T3.4 (synthetic)"), code]
+    summary = VerdictSummary({"id": "HASH-T3.4", "status": "deviates", "summary": "<b>s</b>"})
+    last = nbformat.v4.new_code_cell("verdict_summary(...)", execution_count=2)
+    last.outputs = [
+        nbformat.v4.new_output(
+            "execute_result",
+            data={"text/html": summary._repr_html_(), "text/plain": repr(summary)},
+            execution_count=2,
+        )
+    ]
+    nb.cells = [nbformat.v4.new_markdown_cell("# HASH-T3.4 (synthetic)"), code, last]
     nb.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",
@@ -185,7 +196,7 @@ def _assert_every_target_has_a_status_and_a_reason(site: Path) -> None:
     targets = load_targets(REPO / "config" / "targets.yaml")
     for t in targets:
         page = (site / "targets" / f"{t['id']}.html").read_text()
-        status = re.search(r"<h1>[^<]*<span class='badge ([a-z-]+)'>", page)
+        status = re.search(r"<h1>[^<]*<span class='badge ([a-z-]+)[^']*'", page)
         assert status, f"{t['id']}: no status on its page"
         if status.group(1) == "not-built":
             reason = re.search(r"<p class='reason'><b>Why not built:</b> ([^<]+)</p>", page)
@@ -227,6 +238,61 @@ def test_site_pages_without_a_browser(synthetic_run):
     assert "The published table, as transcribed" in legacy
     notebook = (site / "notebooks" / "HASH-T3.4.html").read_text()
     assert not re.search(r"<script[^>]+src=[\"']?https?:", notebook)  # nothing from the network
+    # the notebook's verdict summary, escaped, links to the target's page from the site's copy
+    assert '<a href="../targets/HASH-T3.4.html">' in notebook and "&lt;b&gt;s&lt;/b&gt;" in notebook
+    assert "../report/targets/" not in notebook
+
+
+def test_text_of_a_verdict_is_escaped_on_every_page(synthetic_run):
+    """The pages are rendered with autoescaping: markup in a verdict, a table or the profile note
+    shows as text and never runs."""
+    results, config = synthetic_run
+    path = results / "verdicts" / "EB-T5.json"
+    legacy = json.loads(path.read_text())
+    legacy["summary"] = "agrees <script>alert('x')</script> & more"
+    legacy["rule"] = "<b>counts</b> equal"
+    path.write_text(json.dumps(legacy))
+    _, site = _build(results, config, profile_note="Small <i>profile</i>")
+    page = (site / "targets" / "EB-T5.html").read_text()
+    paper = (site / "papers" / "exactboost.html").read_text()
+    for text in (page, paper, (site / "index.html").read_text()):
+        assert "<script" not in text and "<i>profile</i>" not in text
+        assert "Small &lt;i&gt;profile&lt;/i&gt;" in text
+    assert "agrees &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more" in page
+    assert "&lt;script&gt;" in paper
+    assert "<p class='rule'>&lt;b&gt;counts&lt;/b&gt; equal</p>" in page
+
+
+def test_a_reduced_profile_marks_every_comparison_with_the_papers(synthetic_run):
+    """With ``report.profile_note`` set (the small profile), no status badge, count or tile is
+    green or red: each says it comes from the small profile, on the front page, the documents'
+    pages and the targets' pages; without it the badges are the plain statuses."""
+    results, config = synthetic_run
+    small = dict(config, report=dict(config.get("report", {}), profile_note="Small profile"))
+    _, site = _build(results, small)
+    target = (site / "targets" / "EB-T5.html").read_text()
+    assert "<span class='badge agrees reduced'" in target
+    assert ">agrees (small profile)</span></h1>" in target
+    deviates = (site / "targets" / "HASH-T3.4.html").read_text()
+    assert ">deviates (small profile)</span></h1>" in deviates
+    built = (site / "targets" / "LN-NONE.html").read_text()
+    assert "<span class='badge built'>built</span>" in built  # nothing compared: unchanged
+    front = (site / "index.html").read_text()
+    paper = (site / "papers" / "exactboost.html").read_text()
+    for text in (front, paper, target, deviates):
+        assert not re.search(r"class='(badge|count|tile|num) (agrees|deviates)'", text)
+    assert "<a class='tile agrees reduced' href='targets/EB-T5.html'" in front
+    assert "<b>1</b> agrees (small profile)</span>" in front
+    assert "<td class='num agrees reduced'>" in front
+    assert "<span class='badge agrees reduced'" in paper
+    css = (site / "assets" / "site.css").read_text()
+    rule = re.search(r"\.badge\.reduced[^{]*\{([^}]*)\}", css).group(1)
+    assert "var(--reduced)" in rule and "--reduced: #f1eee4" in css
+    assert ".tile.reduced.agrees::after" in css  # the tiles still tell agrees from deviates
+
+    _, plain = _build(results, config)
+    text = (plain / "targets" / "EB-T5.html").read_text()
+    assert "<span class='badge agrees'>agrees</span></h1>" in text and "small profile" not in text
 
 
 def test_a_long_summary_is_cut_at_a_word_with_a_link_to_all_of_it(synthetic_run):
@@ -241,7 +307,7 @@ def test_a_long_summary_is_cut_at_a_word_with_a_link_to_all_of_it(synthetic_run)
     assert full[len(shown)] in " ;.,", "cut inside a word"
     assert "href='../targets/EB-T5.html#summary'>read all</a>" in line
     page = (site / "targets" / "EB-T5.html").read_text()
-    assert f"<p class='summary' id='summary'>{html.escape(full)}</p>" in page
+    assert f"<p class='summary' id='summary'>{markupsafe.escape(full)}</p>" in page
     # a short summary is shown whole, without the link
     short = re.search(r"EB-T1</a>.*?</tr>", paper, re.S).group(0)
     assert "read all" not in short

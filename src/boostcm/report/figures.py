@@ -1,10 +1,15 @@
-"""Shared touches of the targets' figures: readable at report width, legends off the data, and a
-note when the numbers come from a reduced profile (``report.profile_note`` of the config).
+"""Shared touches of the targets' figures: readable at report width, legends off the data, a
+note when the numbers come from a reduced profile (``report.profile_note`` of the config), and
+saving a figure atomically (:func:`save_figure`, what the notebooks use).
 """
 
 from __future__ import annotations
 
-__all__ = ["REPORT_RC", "legend_below", "mark_profile"]
+from pathlib import Path
+
+from .._io import atomic_path
+
+__all__ = ["REPORT_RC", "legend_below", "mark_profile", "save_figure"]
 
 # Font sizes that stay readable when a 10-inch-wide figure is shown about 1000 pixels wide.
 REPORT_RC = {
@@ -78,3 +83,42 @@ def mark_profile(fig, note: str) -> None:
         wrap=True,
         bbox={"boxstyle": "round,pad=0.3", "facecolor": "#fff6d9", "edgecolor": "#ecd27a"},
     )
+
+
+def save_figure(fig, path, *, dpi: float, bbox_inches: str | None = None) -> Path:
+    """Save `fig` to `path` atomically: a reader never sees half a file, a failed save leaves
+    the old one.
+
+    The bytes are those of ``fig.savefig(path, dpi=dpi, format=<suffix>, bbox_inches=...)``.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    path : str or path-like
+        The file to write; its suffix (``.png``, ``.svg``, ``.pdf``) sets the format.
+    dpi : float
+        Resolution.
+    bbox_inches : str, optional
+        ``"tight"`` crops the figure to its contents; default the whole figure.
+
+    Returns
+    -------
+    pathlib.Path
+        `path`, e.g. for ``IPython.display.Image(filename=...)`` to show the saved figure.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from boostcm.report.figures import save_figure
+    >>> fig, ax = plt.subplots(figsize=(2, 1))
+    >>> path = save_figure(fig, pathlib.Path(tempfile.mkdtemp()) / "F.png", dpi=50)
+    >>> path.read_bytes()[:4]
+    b'\\x89PNG'
+    >>> plt.close(fig)
+    """
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=dpi, format=path.suffix.lstrip(".") or None, bbox_inches=bbox_inches)
+    return path
