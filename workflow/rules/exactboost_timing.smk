@@ -46,7 +46,7 @@ rule exactboost_timing_table:
         jobs=expand(
             "results/exactboost/timing/{dataset}.parquet", dataset=EB_TIMING_DATASETS
         ),
-        paper=[f"{PAPER_DIR}/{i}.csv" for i in ("EB-TE", "EB-T2", "EB-T3")],
+        paper=[f"{PAPER_DIR}/{i}.csv" for i in (*eb_timing.TARGETS, "EB-T3")],
     output:
         report(
             "results/tables/{target}.csv",

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from .._io import atomic_path, write_parquet
+from ..targets import targets_of
 
 
 def _write_csv(path, table: pd.DataFrame) -> None:
@@ -974,7 +975,7 @@ def build_parser() -> argparse.ArgumentParser:
     _req(cc, "--runs", "--reliability", nargs="+")
     _req(cc, "--out", "--reliability-out")
     ct = _add(cas, "table", _calibration_table, "GUPTA-F2/F3 table: ECEs beside the published")
-    _req(ct, "--target", choices=("GUPTA-F2", "GUPTA-F3"))
+    _req(ct, "--target", choices=targets_of("calibration_shift"))
     _req(ct, "--paper-run", type=int)
     _req(ct, "--runs", "--paper-dir", "--out")
 
@@ -999,7 +1000,7 @@ def build_parser() -> argparse.ArgumentParser:
     qs = sub.add_parser("quantile-surrogate", help="quantile surrogate tables and figure (QS-*)")
     qss = qs.add_subparsers(dest="step", required=True, metavar="step")
     qp = _add(qss, "splits", _qs_splits, "QS-T1/T2 job: P@tau of every method, tau, C on splits")
-    _req(qp, "--target", choices=("QS-T1", "QS-T2"))
+    _req(qp, "--target", choices=targets_of("quantile_table"))
     _req(qp, "--processed", "--out")
     _req(qp, "--first", "--count", "--seed", "--n-epochs", "--n-starts", type=int)
     _req(qp, "--taus", "--cs", help="comma-separated values")
@@ -1007,7 +1008,7 @@ def build_parser() -> argparse.ArgumentParser:
     _req(qp, *floats, "--momentum", type=float)
     qt = _add(qss, "table", _qs_table, "QS-T1/T2 table: both C protocols beside the published")
     qt.add_argument("chunks", nargs="+", help="job parquet files of one target")
-    _req(qt, "--target", choices=("QS-T1", "QS-T2"))
+    _req(qt, "--target", choices=targets_of("quantile_table"))
     _req(qt, "--paper-dir", "--out", "--runs-out")
     qf = _add(qss, "f1-splits", _qs_f1_splits, "QS-F1 job: P@tau of loss (10) and l_prec@k^avg")
     _req(qf, "--processed", "--out", "--taus")

@@ -132,13 +132,24 @@ def default_targets_yaml() -> Path:
     pathlib.Path
         ``$BOOSTCM_TARGETS`` if set, else ``config/targets.yaml`` of the working directory if it
         exists, else that of the source checkout this package is imported from.
+
+    Raises
+    ------
+    FileNotFoundError
+        None of them exists (an installed package outside the repository).
     """
     if os.environ.get(TARGETS_ENV):
         return Path(os.environ[TARGETS_ENV])
-    here = Path("config/targets.yaml")
-    if here.is_file():
-        return here
-    return Path(__file__).resolve().parents[3] / "config" / "targets.yaml"
+    for candidate in (
+        Path("config/targets.yaml"),
+        Path(__file__).resolve().parents[3] / "config" / "targets.yaml",
+    ):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(
+        "config/targets.yaml not found in the working directory or the source checkout; "
+        f"set ${TARGETS_ENV} to its path"
+    )
 
 
 def _as_tuple(value) -> tuple[str, ...]:
