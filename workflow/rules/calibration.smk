@@ -138,7 +138,7 @@ rule calibration_notebook:
             profile_note=PROFILE_NOTE,
         ),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule calibration_notation_table:
@@ -166,7 +166,7 @@ rule calibration_notation_table:
         ),
         settings=notebook_args(target_id="GUPTA-T1"),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule calibration_relationship_diagram:
@@ -194,7 +194,7 @@ rule calibration_relationship_diagram:
         ),
         settings=notebook_args(target_id="GUPTA-F1"),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 if CA["enabled"]:

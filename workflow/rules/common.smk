@@ -95,11 +95,14 @@ def verdict_files(ids):
     return [f"results/verdicts/{t}.json" for t in ids]
 
 
-# A notebook rule runs its `input.notebook` into `output.executed` with papermill; its -p arguments
-# are two params: `files` (paths, a function of input and output: each written once, in `input:`
-# or `output:`) and `settings` (values of the config; not derived from the files, so that a
-# change of settings re-runs the notebook). Its shell: NOTEBOOK + " {params.files} {params.settings}".
-NOTEBOOK = "papermill --no-progress-bar -k python3 {input.notebook} {output.executed}"
+# A notebook rule's shell is NOTEBOOK: papermill runs its `input.notebook` into `output.executed`
+# with the -p arguments of two params, `files` (paths, a function of input and output, so each is
+# written once) and `settings` (values of the config, not derived from files, so that a change of
+# settings re-runs the notebook), and logs to `log`.
+NOTEBOOK = (
+    "papermill --no-progress-bar -k python3 {input.notebook} {output.executed}"
+    " {params.files} {params.settings} > {log} 2>&1"
+)
 
 
 def notebook_args(**params):

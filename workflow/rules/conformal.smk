@@ -113,7 +113,7 @@ rule conformal_coverage_notebook:
             profile_note=PROFILE_NOTE,
         ),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 if CP["enabled"]:

@@ -113,7 +113,7 @@ rule conformal_bounds_f42b_notebook:
             profile_note=PROFILE_NOTE,
         ),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule conformal_bounds_f42a_notebook:
@@ -163,9 +163,7 @@ rule conformal_bounds_f42a_notebook:
             profile_note=PROFILE_NOTE,
         ),
     shell:
-        "NUMBA_NUM_THREADS={threads} "
-        + NOTEBOOK
-        + " {params.files} {params.settings} > {log} 2>&1"
+        f"NUMBA_NUM_THREADS={{threads}} {NOTEBOOK}"
 
 
 if CB["enabled"]:

@@ -60,7 +60,7 @@ rule dataset_table_notebook:
         ),
         settings=lambda wildcards: notebook_args(target_id=wildcards.target),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 if config["dataset_tables"]["enabled"]:

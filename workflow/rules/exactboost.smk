@@ -225,7 +225,7 @@ rule exactboost_table_notebook:
             target_id=wc.target, default_inputs=EB["ensembler"]["inputs"]
         ),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule exactboost_figure_notebook:
@@ -254,7 +254,7 @@ rule exactboost_figure_notebook:
         ),
         settings=notebook_args(profile_note=PROFILE_NOTE),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 # EB-F2 (EBP Figure 2 = Supp. Figure 4, Supp. section H): one job fits the landscape models and the
@@ -329,7 +329,7 @@ rule exactboost_landscape_notebook:
         ),
         settings=notebook_args(profile_note=PROFILE_NOTE),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 if EB["enabled"]:

@@ -105,7 +105,7 @@ rule exactboost_margin_notebook:
             profile_note=PROFILE_NOTE,
         ),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 if EBM["enabled"] and EBM_DATASETS:

@@ -92,7 +92,7 @@ rule exactboost_timing_notebook:
         ),
         settings=lambda wc: notebook_args(target_id=wc.target),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 if EB["enabled"] and EB_TIMING["enabled"] and EB_TIMING_DATASETS:

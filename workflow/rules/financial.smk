@@ -149,7 +149,7 @@ rule financial_coverage_notebook:
             profile_note=PROFILE_NOTE,
         ),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule financial_events_notebook:
@@ -194,7 +194,7 @@ rule financial_events_notebook:
         ),
         settings=notebook_args(alpha=FI["alpha"], profile_note=PROFILE_NOTE),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 if FI["enabled"]:

@@ -105,7 +105,7 @@ rule hashing_notebook:
             target_id=wildcards.target, profile_note=PROFILE_NOTE
         ),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 if HASH_CFG["enabled"]:

@@ -136,7 +136,7 @@ rule qs_table_notebook:
         ),
         settings=lambda wildcards: notebook_args(target_id=wildcards.target),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule qs_recall_example:
@@ -198,7 +198,7 @@ rule qs_recall_notebook:
         ),
         settings=notebook_args(target_id="QS-F2"),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule qs_f1_chunk:
@@ -280,7 +280,7 @@ rule qs_f1_notebook:
         ),
         settings=notebook_args(target_id="QS-F1"),
     shell:
-        NOTEBOOK + " {params.files} {params.settings} > {log} 2>&1"
+        NOTEBOOK
 
 
 if QS["enabled"]:
