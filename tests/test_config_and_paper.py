@@ -106,7 +106,9 @@ def test_published_tables_have_their_shapes(repo, target_id, shape):
 
 def test_every_table_target_has_a_paper_csv(repo):
     targets = load_targets(repo / "config/targets.yaml")
-    assert len(targets) == 36
+    # every target once, each with a family (tests/test_target_wiring.py checks the rest)
+    assert len(targets) == len({t["id"] for t in targets}) >= 36
+    assert all(t["family"] for t in targets)
     with_table = {t["id"] for t in targets if t["paper_table"]}
     assert with_table == set(PAPER_SHAPES)
 
@@ -132,9 +134,10 @@ def test_report_lists_every_target_with_status(repo, tmp_path):
         repo / "config/targets.yaml", tmp_path / "v", tmp_path / "report" / "index.html"
     )
     html = (tmp_path / "report" / "index.html").read_text()
-    assert len(table) == 36 and set(table["status"]) <= set(STATUSES)
+    n_targets = len(load_targets(repo / "config/targets.yaml"))
+    assert len(table) == n_targets and set(table["status"]) <= set(STATUSES)
     assert table.set_index("id").at["EB-T1", "status"] == "agrees"
-    assert (table["status"] == "not built").sum() == 35
+    assert (table["status"] == "not built").sum() == n_targets - 1
     for t in load_targets(repo / "config/targets.yaml"):
         assert t["id"] in html
     assert json.loads((tmp_path / "v" / "EB-T1.json").read_text())["summary"] == "6 of 10 match"

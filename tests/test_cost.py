@@ -251,7 +251,9 @@ def test_committed_cost_table_names_real_rules_and_sources():
     rules_text = "\n".join(p.read_text() for p in (ROOT / "workflow" / "rules").glob("*.smk"))
     assert table["default"]["source"]
     for rule, entry in table["rules"].items():
-        assert re.search(rf"^\s*rule {re.escape(rule)}:", rules_text, re.M), rule
+        # a rule, or a variant of one (`use rule ... as <rule> with:`)
+        defined = rf"^\s*(rule {re.escape(rule)}:|use rule \w+ as {re.escape(rule)}\b)"
+        assert re.search(defined, rules_text, re.M), rule
         assert entry["source"].strip() and entry["max_rss_mb"] > 0, rule
         assert ("per_unit_s" in entry) == ("units" in entry), rule
 
@@ -329,5 +331,6 @@ def test_rule_resources_are_the_job_resources_of_each_job():
 def test_every_rule_asks_for_its_measured_resources():
     rules = "\n".join(p.read_text() for p in (ROOT / "workflow" / "rules").glob("*.smk"))
     names = re.findall(r"^\s*rule (\w+):", rules, re.M)
+    names += re.findall(r"^\s*use rule \w+ as (\w+)", rules, re.M)
     asked = re.findall(r"\*\*measured\(\s*\"(\w+)\"", rules)
     assert sorted(names) == sorted(asked)

@@ -10,8 +10,8 @@ from boostcm.experiments.conformal import chunk_ranges
 CA = config["calibration"]
 CA_DIR = "results/calibration"
 CA_CHUNKS = chunk_ranges(CA["n_seeds"], CA["chunk_size"])
-CA_TARGETS = ["GUPTA-F2", "GUPTA-F3"]
-CA_ILLUSTRATIONS = ["GUPTA-T1", "GUPTA-F1"]
+CA_TARGETS = target_ids("calibration_shift")
+CA_ILLUSTRATIONS = target_ids("gupta_illustrations")
 # every setting of a run, as command-line flags (a static string: a change re-runs the jobs)
 CA_FLAGS = " ".join(
     f"--{f.name.replace('_', '-')} {CA[f.name]}"
@@ -85,7 +85,7 @@ rule calibration_table:
     benchmark:
         "results/benchmarks/tables/{target}.tsv"
     wildcard_constraints:
-        target="GUPTA-F2|GUPTA-F3",
+        target=wildcard_pattern(CA_TARGETS),
     conda:
         CONDA_ENV
     resources:
@@ -119,26 +119,26 @@ rule calibration_notebook:
     benchmark:
         "results/benchmarks/notebooks/{target}.tsv"
     wildcard_constraints:
-        target="GUPTA-F2|GUPTA-F3",
+        target=wildcard_pattern(CA_TARGETS),
     conda:
         CONDA_ENV
     resources:
         **measured("calibration_notebook"),
     params:
-        cmd=lambda wildcards, input, output: notebook_cmd(
-            input.notebook,
-            output.executed,
-            target_id=wildcards.target,
+        files=lambda wildcards, input, output: notebook_args(
             table_csv=input.table,
             runs=input.runs,
             reliability=input.reliability,
             figure=output.figure,
             verdict=output.verdict,
+        ),
+        settings=lambda wildcards: notebook_args(
+            target_id=wildcards.target,
             paper_run=CA["paper_run"],
             profile_note=PROFILE_NOTE,
         ),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule calibration_notation_table:
@@ -161,15 +161,12 @@ rule calibration_notation_table:
     resources:
         **measured("calibration_notation_table"),
     params:
-        cmd=notebook_cmd(
-            "notebooks/gupta_illustrations.ipynb",
-            "results/notebooks/GUPTA-T1.ipynb",
-            target_id="GUPTA-T1",
-            rendered="results/tables/GUPTA-T1.md",
-            verdict="results/verdicts/GUPTA-T1.json",
+        files=lambda wc, input, output: notebook_args(
+            rendered=output.rendered, verdict=output.verdict
         ),
+        settings=notebook_args(target_id="GUPTA-T1"),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule calibration_relationship_diagram:
@@ -192,18 +189,13 @@ rule calibration_relationship_diagram:
     resources:
         **measured("calibration_relationship_diagram"),
     params:
-        cmd=notebook_cmd(
-            "notebooks/gupta_illustrations.ipynb",
-            "results/notebooks/GUPTA-F1.ipynb",
-            target_id="GUPTA-F1",
-            rendered="results/figures/GUPTA-F1.png",
-            verdict="results/verdicts/GUPTA-F1.json",
+        files=lambda wc, input, output: notebook_args(
+            rendered=output.rendered, verdict=output.verdict
         ),
+        settings=notebook_args(target_id="GUPTA-F1"),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 if CA["enabled"]:
-    ALL_TARGETS.extend(
-        f"results/verdicts/{t}.json" for t in CA_TARGETS + CA_ILLUSTRATIONS
-    )
+    ALL_TARGETS.extend(verdict_files([*CA_TARGETS, *CA_ILLUSTRATIONS]))

@@ -13,6 +13,7 @@ from boostcm.datasets.fetch import MIRROR_ENV
 from boostcm.experiments.config import load_schema, validate_config, write_run_config
 from boostcm.experiments.cost import catalog_rows, load_cost_table, rule_resources
 from boostcm.experiments.workflow import clear_stale_locks
+from boostcm.targets import registry, targets_of, wildcard_pattern
 
 min_version("9.0")
 
@@ -50,6 +51,8 @@ REPORT_GUPTA = "Gupta et al.: calibration under covariate shift"
 REPORT_QS = "Mackey et al.: precision at a rate or a recall via quantiles"
 PAPER_DIR = "config/paper"
 TARGETS_YAML = "config/targets.yaml"
+# every target, its family, rules and notebook: config/targets.yaml is their one declaration
+TARGET_REGISTRY = registry(TARGETS_YAML)
 CONDA_ENV = (
     "../../envs/boostcm.yaml"  # relative to workflow/rules/, where every rule lives
 )
@@ -85,10 +88,34 @@ def measured(rule, units=None):
     return rule_resources(rule, JOB_COSTS, _DATASET_ROWS, units)
 
 
-def notebook_cmd(notebook, executed, **params):
-    """A papermill command line running `notebook` into `executed` with -p parameters."""
-    args = " ".join(f"-p {k} {shlex.quote(str(v))}" for k, v in params.items())
-    return f"papermill --no-progress-bar -k python3 {notebook} {executed} {args}"
+def target_ids(*families):
+    """IDs of the targets of `families` (config/targets.yaml), in that file's order."""
+    return targets_of(*families, path=TARGETS_YAML)
+
+
+def target_pattern(*families):
+    """The `target` wildcard constraint of a rule that builds the targets of `families`."""
+    return wildcard_pattern(target_ids(*families))
+
+
+def verdict_files(ids):
+    """The verdict JSON of each target of `ids` (what ALL_TARGETS lists)."""
+    return [f"results/verdicts/{t}.json" for t in ids]
+
+
+# A notebook rule's shell is NOTEBOOK: papermill runs its `input.notebook` into `output.executed`
+# with the -p arguments of two params, `files` (paths, a function of input and output, so each is
+# written once) and `settings` (values of the config, not derived from files, so that a change of
+# settings re-runs the notebook), and logs to `log`.
+NOTEBOOK = (
+    "papermill --no-progress-bar -k python3 {input.notebook} {output.executed}"
+    " {params.files} {params.settings} > {log} 2>&1"
+)
+
+
+def notebook_args(**params):
+    """papermill -p arguments (shell-quoted) setting the notebook's parameters `params`."""
+    return " ".join(f"-p {k} {shlex.quote(str(v))}" for k, v in params.items())
 
 
 def data_layout(name):

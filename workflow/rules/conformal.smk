@@ -4,7 +4,11 @@
 from boostcm.experiments.conformal import chunk_ranges, format_param, n_sims_for
 
 CP = config["conformal"]
-CP_SIM_TARGETS = {"CP-F1.1": ("ar1", "ar1_lambdas"), "CP-F4.1": ("hmm", "hmm_ps")}
+# target ID -> (process, the conformal key of its parameter values), from config/targets.yaml
+CP_SIM_TARGETS = {
+    t: (TARGET_REGISTRY[t].params["process"], TARGET_REGISTRY[t].params["values"])
+    for t in target_ids("conformal_coverage")
+}
 CP_CHUNKS = {
     m: chunk_ranges(n_sims_for(CP["n_sims"], m), CP["chunk_size"]) for m in CP["models"]
 }
@@ -18,7 +22,7 @@ rule conformal_simulate_chunk:
     benchmark:
         "results/benchmarks/conformal/sims/{process}/{model}/{param}/chunk{chunk}.tsv"
     wildcard_constraints:
-        process="ar1|hmm",
+        process=wildcard_pattern(sorted({p for p, _ in CP_SIM_TARGETS.values()})),
         model="boosting|forest|network",
         chunk=r"\d+",
     conda:
@@ -64,7 +68,7 @@ rule conformal_coverage_table:
     benchmark:
         "results/benchmarks/tables/{target}.tsv"
     wildcard_constraints:
-        target="CP-F1\\.1|CP-F4\\.1",
+        target=wildcard_pattern(CP_SIM_TARGETS),
     conda:
         CONDA_ENV
     resources:
@@ -92,27 +96,25 @@ rule conformal_coverage_notebook:
     benchmark:
         "results/benchmarks/notebooks/{target}.tsv"
     wildcard_constraints:
-        target="CP-F1\\.1|CP-F4\\.1",
+        target=wildcard_pattern(CP_SIM_TARGETS),
     conda:
         CONDA_ENV
     resources:
         **measured("conformal_coverage_notebook"),
     params:
-        cmd=lambda wc, input, output: notebook_cmd(
-            input.notebook,
-            output.executed,
+        files=lambda wc, input, output: notebook_args(
+            table_csv=input.table, figure=output.figure, verdict=output.verdict
+        ),
+        settings=lambda wc: notebook_args(
             target_id=wc.target,
-            table_csv=input.table,
-            figure=output.figure,
-            verdict=output.verdict,
             alpha=CP["alpha"],
             n_cal=CP["n_cal"],
             n_train=CP["n_train"],
             profile_note=PROFILE_NOTE,
         ),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 if CP["enabled"]:
-    ALL_TARGETS.extend(f"results/verdicts/{t}.json" for t in CP_SIM_TARGETS)
+    ALL_TARGETS.extend(verdict_files(CP_SIM_TARGETS))

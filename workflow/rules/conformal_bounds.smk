@@ -15,13 +15,13 @@ CB_CHUNKS = range(-(-CB_B["n_seeds"] // CB_B["chunk_size"]))  # ceil division
 
 rule conformal_bounds_f42b_chunk:
     output:
-        f"{CB_DIR}/CP-F4.2b/omp{{omp}}_chunk{{chunk}}.parquet",
+        f"{CB_DIR}/CP-F4.2b/omp{{one_minus_p}}_chunk{{chunk}}.parquet",
     log:
-        f"results/logs/conformal_bounds/CP-F4.2b_omp{{omp}}_chunk{{chunk}}.log",
+        f"results/logs/conformal_bounds/CP-F4.2b_omp{{one_minus_p}}_chunk{{chunk}}.log",
     benchmark:
-        f"results/benchmarks/conformal_bounds/CP-F4.2b_omp{{omp}}_chunk{{chunk}}.tsv"
+        f"results/benchmarks/conformal_bounds/CP-F4.2b_omp{{one_minus_p}}_chunk{{chunk}}.tsv"
     wildcard_constraints:
-        omp=r"[0-9.]+",
+        one_minus_p=r"[0-9.]+",
         chunk=r"\d+",
     conda:
         CONDA_ENV
@@ -39,7 +39,7 @@ rule conformal_bounds_f42b_chunk:
         alpha=CB["alpha"],
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
-        "boostcm conformal-bounds chunk --one-minus-p {wildcards.omp}"
+        "boostcm conformal-bounds chunk --one-minus-p {wildcards.one_minus_p}"
         " --chunk {wildcards.chunk} --chunk-size {params.chunk_size} --n-seeds {params.n_seeds}"
         f" --seed {SEED}"
         " --n-train {params.n_train} --n-cal {params.n_cal} --n-test {params.n_test} --n-lags {params.n_lags}"
@@ -49,8 +49,8 @@ rule conformal_bounds_f42b_chunk:
 rule conformal_bounds_f42b_runs:
     input:
         [
-            f"{CB_DIR}/CP-F4.2b/omp{omp}_chunk{c}.parquet"
-            for omp in CB_LEVELS_B
+            f"{CB_DIR}/CP-F4.2b/omp{one_minus_p}_chunk{c}.parquet"
+            for one_minus_p in CB_LEVELS_B
             for c in CB_CHUNKS
         ],
     output:
@@ -67,7 +67,7 @@ rule conformal_bounds_f42b_runs:
 
 rule conformal_bounds_f42b_notebook:
     input:
-        notebook="notebooks/CP-F4.2b.ipynb",
+        notebook="notebooks/conformal_bound_coverage.ipynb",
         runs=f"{CB_DIR}/CP-F4.2b_runs.parquet",
     output:
         executed="results/notebooks/CP-F4.2b.ipynb",
@@ -95,10 +95,13 @@ rule conformal_bounds_f42b_notebook:
     resources:
         **measured("conformal_bounds_f42b_notebook"),
     params:
-        # a static string (not a function), so that a change of settings re-runs the notebook
-        cmd=notebook_cmd(
-            "notebooks/CP-F4.2b.ipynb",
-            "results/notebooks/CP-F4.2b.ipynb",
+        files=lambda wc, input, output: notebook_args(
+            runs_parquet=input.runs,
+            table_csv=output.table,
+            figure=output.figure,
+            verdict=output.verdict,
+        ),
+        settings=notebook_args(
             alpha=CB["alpha"],
             n_lags=CB["n_lags"],
             n_train=CB_B["n_train"],
@@ -107,19 +110,15 @@ rule conformal_bounds_f42b_notebook:
             delta_cal=CB_B["delta_cal"],
             delta_test=CB_B["delta_test"],
             one_minus_p=json.dumps(CB_LEVELS_B),
-            runs_parquet=f"{CB_DIR}/CP-F4.2b_runs.parquet",
-            table_csv="results/tables/CP-F4.2b.csv",
-            figure="results/figures/CP-F4.2b.png",
-            verdict="results/verdicts/CP-F4.2b.json",
             profile_note=PROFILE_NOTE,
         ),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule conformal_bounds_f42a_notebook:
     input:
-        notebook="notebooks/CP-F4.2a.ipynb",
+        notebook="notebooks/conformal_correction.ipynb",
     output:
         executed="results/notebooks/CP-F4.2a.ipynb",
         figure=report(
@@ -147,9 +146,10 @@ rule conformal_bounds_f42a_notebook:
     resources:
         **measured("conformal_bounds_f42a_notebook"),
     params:
-        cmd=notebook_cmd(
-            "notebooks/CP-F4.2a.ipynb",
-            "results/notebooks/CP-F4.2a.ipynb",
+        files=lambda wc, input, output: notebook_args(
+            table_csv=output.table, figure=output.figure, verdict=output.verdict
+        ),
+        settings=notebook_args(
             alpha=CB["alpha"],
             n_lags=CB["n_lags"],
             n_cal_min=CB_A["n_cal_min"],
@@ -160,16 +160,13 @@ rule conformal_bounds_f42a_notebook:
             delta_max=CB_A["delta_max"],
             delta_num=CB_A["delta_num"],
             fixed_delta=CB_A["fixed_delta"],
-            table_csv="results/tables/CP-F4.2a.csv",
-            figure="results/figures/CP-F4.2a.png",
-            verdict="results/verdicts/CP-F4.2a.json",
             profile_note=PROFILE_NOTE,
         ),
     shell:
-        "NUMBA_NUM_THREADS={threads} {params.cmd} > {log} 2>&1"
+        f"NUMBA_NUM_THREADS={{threads}} {NOTEBOOK}"
 
 
 if CB["enabled"]:
     ALL_TARGETS.extend(
-        ["results/verdicts/CP-F4.2a.json", "results/verdicts/CP-F4.2b.json"]
+        verdict_files(target_ids("conformal_correction", "conformal_bound_coverage"))
     )

@@ -11,7 +11,8 @@ from boostcm.experiments import exactboost as eb_jobs
 
 EB = config["exactboost"]
 EB_AVAILABLE = config["data"]["datasets"]
-EB_TABLES = ["EB-T3", "EB-T4", "EB-T6", "EB-T7", "EB-T8", "EB-T9", "EB-T10", "EB-T11"]
+EB_TABLES = target_ids("exactboost_estimator_table", "exactboost_ensembler_table")
+EB_FIGURES = target_ids("exactboost_figure")
 EB_ENV = "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
 
 
@@ -33,9 +34,8 @@ rule exactboost_estimator:
     resources:
         **measured("exactboost_estimator"),
     params:
-        settings=lambda wc: eb_jobs.settings_json(
-            eb_jobs.job_model_settings(EB, wc.method, "estimator")
-        ),
+        methods=lambda wc: wc.method,
+        settings=lambda wc: eb_jobs.batch_settings(EB, [wc.method], "estimator"),
         seed=SEED,
         n_folds=EB["n_folds"],
         cv_seed=EB["cv_seed"],
@@ -43,7 +43,7 @@ rule exactboost_estimator:
     shell:
         EB_ENV
         + " boostcm exactboost estimator --dataset {wildcards.dataset} --data {input}"
-        " --fold {wildcards.fold} --method {wildcards.method} --n-folds {params.n_folds}"
+        " --fold {wildcards.fold} --method {params.methods} --n-folds {params.n_folds}"
         " --cv-seed {params.cv_seed} --seed {params.seed} --pak-fraction {params.pak}"
         ' --configfile "$BOOSTCM_RUN_CONFIG" --out {output} > {log} 2>&1'
 
@@ -66,6 +66,7 @@ rule exactboost_base_model:
     resources:
         **measured("exactboost_base_model"),
     params:
+        methods=lambda wc: wc.method,
         seed=SEED,
         n_folds=EB["n_folds"],
         cv_seed=EB["cv_seed"],
@@ -74,7 +75,7 @@ rule exactboost_base_model:
     shell:
         EB_ENV
         + " boostcm exactboost base --dataset {wildcards.dataset} --data {input}"
-        " --fold {wildcards.fold} --method {wildcards.method} --n-folds {params.n_folds}"
+        " --fold {wildcards.fold} --method {params.methods} --n-folds {params.n_folds}"
         " --cv-seed {params.cv_seed} --seed {params.seed} --pak-fraction {params.pak}"
         " --ensembling-fraction {params.fraction} --out {output} > {log} 2>&1"
 
@@ -101,30 +102,28 @@ rule exactboost_ensembler:
     resources:
         **measured("exactboost_ensembler"),
     params:
-        settings=lambda wc: eb_jobs.settings_json(
-            eb_jobs.job_model_settings(EB, wc.method, "ensembler")
-        ),
+        methods=lambda wc: wc.method,
+        settings=lambda wc: eb_jobs.batch_settings(EB, [wc.method], "ensembler"),
         seed=SEED,
         pak=EB["pak_fraction"],
     shell:
         EB_ENV
         + " boostcm exactboost ensembler --dataset {wildcards.dataset} --data {input.data}"
-        " --fold {wildcards.fold} --method {wildcards.method} --inputs '{wildcards.inputs}'"
+        " --fold {wildcards.fold} --method {params.methods} --inputs '{wildcards.inputs}'"
         ' --seed {params.seed} --pak-fraction {params.pak} --configfile "$BOOSTCM_RUN_CONFIG"'
         " --base {input.base} --out {output} > {log} 2>&1"
 
 
 # Small profiles (exactboost.batch_methods): one process per dataset x fold (x inputs) runs every
-# method of a stage and writes the same files, byte for byte; one benchmark file per batch.
+# method of a stage and writes the same files, byte for byte; one benchmark file per batch. Each
+# batch rule is its single-job rule with every method's output, settings and one log.
 if EB["batch_methods"]:
 
     ruleorder: exactboost_estimator_batch > exactboost_estimator
     ruleorder: exactboost_base_batch > exactboost_base_model
     ruleorder: exactboost_ensembler_batch > exactboost_ensembler
 
-    rule exactboost_estimator_batch:
-        input:
-            "results/data/processed/{dataset}.parquet",
+    use rule exactboost_estimator as exactboost_estimator_batch with:
         output:
             [
                 f"results/exactboost/estimators/{{dataset}}/fold{{fold}}/{m}.parquet"
@@ -134,30 +133,13 @@ if EB["batch_methods"]:
             "results/logs/exactboost/estimators/{dataset}/fold{fold}/batch.log",
         benchmark:
             "results/benchmarks/exactboost/estimators/{dataset}/fold{fold}/batch.tsv"
-        wildcard_constraints:
-            fold=r"\d+",
-        conda:
-            CONDA_ENV
-        threads: 1
         resources:
             **measured("exactboost_estimator_batch"),
         params:
             methods=" ".join(eb_jobs.METHODS),
             settings=eb_jobs.batch_settings(EB, eb_jobs.METHODS, "estimator"),
-            seed=SEED,
-            n_folds=EB["n_folds"],
-            cv_seed=EB["cv_seed"],
-            pak=EB["pak_fraction"],
-        shell:
-            EB_ENV
-            + " boostcm exactboost estimator --dataset {wildcards.dataset} --data {input}"
-            " --fold {wildcards.fold} --method {params.methods} --n-folds {params.n_folds}"
-            " --cv-seed {params.cv_seed} --seed {params.seed} --pak-fraction {params.pak}"
-            ' --configfile "$BOOSTCM_RUN_CONFIG" --out {output} > {log} 2>&1'
 
-    rule exactboost_base_batch:
-        input:
-            "results/data/processed/{dataset}.parquet",
+    use rule exactboost_base_model as exactboost_base_batch with:
         output:
             [
                 f"results/exactboost/base/{{dataset}}/fold{{fold}}/{m}.parquet"
@@ -167,33 +149,12 @@ if EB["batch_methods"]:
             "results/logs/exactboost/base/{dataset}/fold{fold}/batch.log",
         benchmark:
             "results/benchmarks/exactboost/base/{dataset}/fold{fold}/batch.tsv"
-        wildcard_constraints:
-            fold=r"\d+",
-        conda:
-            CONDA_ENV
-        threads: 1
         resources:
             **measured("exactboost_base_batch"),
         params:
             methods=" ".join(eb_jobs.BASE_MODELS),
-            seed=SEED,
-            n_folds=EB["n_folds"],
-            cv_seed=EB["cv_seed"],
-            pak=EB["pak_fraction"],
-            fraction=EB["ensembler"]["ensembling_fraction"],
-        shell:
-            EB_ENV
-            + " boostcm exactboost base --dataset {wildcards.dataset} --data {input}"
-            " --fold {wildcards.fold} --method {params.methods} --n-folds {params.n_folds}"
-            " --cv-seed {params.cv_seed} --seed {params.seed} --pak-fraction {params.pak}"
-            " --ensembling-fraction {params.fraction} --out {output} > {log} 2>&1"
 
-    rule exactboost_ensembler_batch:
-        input:
-            data="results/data/processed/{dataset}.parquet",
-            base=lambda wc: [
-                eb_jobs.base_path(wc.dataset, wc.fold, m) for m in eb_jobs.BASE_MODELS
-            ],
+    use rule exactboost_ensembler as exactboost_ensembler_batch with:
         output:
             [
                 f"results/exactboost/ensemblers/{{inputs}}/{{dataset}}/fold{{fold}}/{m}.parquet"
@@ -203,25 +164,11 @@ if EB["batch_methods"]:
             "results/logs/exactboost/ensemblers/{inputs}/{dataset}/fold{fold}/batch.log",
         benchmark:
             "results/benchmarks/exactboost/ensemblers/{inputs}/{dataset}/fold{fold}/batch.tsv"
-        wildcard_constraints:
-            inputs=r"scores|scores\+features",
-            fold=r"\d+",
-        conda:
-            CONDA_ENV
-        threads: 1
         resources:
             **measured("exactboost_ensembler_batch"),
         params:
             methods=" ".join(eb_jobs.ENSEMBLERS),
             settings=eb_jobs.batch_settings(EB, eb_jobs.ENSEMBLERS, "ensembler"),
-            seed=SEED,
-            pak=EB["pak_fraction"],
-        shell:
-            EB_ENV
-            + " boostcm exactboost ensembler --dataset {wildcards.dataset} --data {input.data}"
-            " --fold {wildcards.fold} --method {params.methods} --inputs '{wildcards.inputs}'"
-            ' --seed {params.seed} --pak-fraction {params.pak} --configfile "$BOOSTCM_RUN_CONFIG"'
-            " --base {input.base} --out {output} > {log} 2>&1"
 
 
 rule exactboost_table:
@@ -241,7 +188,7 @@ rule exactboost_table:
     benchmark:
         "results/benchmarks/tables/{target}.tsv"
     wildcard_constraints:
-        target="EB-T3|EB-T4|EB-T6|EB-T7|EB-T8|EB-T9|EB-T10|EB-T11|EB-F3",
+        target=wildcard_pattern(eb_jobs.TARGETS),
     conda:
         CONDA_ENV
     resources:
@@ -265,28 +212,25 @@ rule exactboost_table_notebook:
     log:
         "results/logs/notebooks/{target}.log",
     wildcard_constraints:
-        target="EB-T3|EB-T4|EB-T6|EB-T7|EB-T8|EB-T9|EB-T10|EB-T11",
+        target=wildcard_pattern(EB_TABLES),
     conda:
         CONDA_ENV
     resources:
         **measured("exactboost_table_notebook"),
     params:
-        cmd=lambda wc, input, output: notebook_cmd(
-            input.notebook,
-            output.executed,
-            target_id=wc.target,
-            table_csv=input.table,
-            default_inputs=EB["ensembler"]["inputs"],
-            markdown=output.markdown,
-            verdict=output.verdict,
+        files=lambda wc, input, output: notebook_args(
+            table_csv=input.table, markdown=output.markdown, verdict=output.verdict
+        ),
+        settings=lambda wc: notebook_args(
+            target_id=wc.target, default_inputs=EB["ensembler"]["inputs"]
         ),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule exactboost_figure_notebook:
     input:
-        notebook="notebooks/EB-F3.ipynb",
+        notebook="notebooks/exactboost_figure.ipynb",
         table="results/tables/EB-F3.csv",
     output:
         executed="results/notebooks/EB-F3.ipynb",
@@ -305,16 +249,12 @@ rule exactboost_figure_notebook:
     resources:
         **measured("exactboost_figure_notebook"),
     params:
-        cmd=notebook_cmd(
-            "notebooks/EB-F3.ipynb",
-            "results/notebooks/EB-F3.ipynb",
-            table_csv="results/tables/EB-F3.csv",
-            figure="results/figures/EB-F3.png",
-            verdict="results/verdicts/EB-F3.json",
-            profile_note=PROFILE_NOTE,
+        files=lambda wc, input, output: notebook_args(
+            table_csv=input.table, figure=output.figure, verdict=output.verdict
         ),
+        settings=notebook_args(profile_note=PROFILE_NOTE),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 # EB-F2 (EBP Figure 2 = Supp. Figure 4, Supp. section H): one job fits the landscape models and the
@@ -365,7 +305,7 @@ rule exactboost_landscape:
 
 rule exactboost_landscape_notebook:
     input:
-        notebook="notebooks/EB-F2.ipynb",
+        notebook="notebooks/exactboost_landscape.ipynb",
         landscape="results/exactboost/landscape/landscape.parquet",
     output:
         executed="results/notebooks/EB-F2.ipynb",
@@ -384,19 +324,15 @@ rule exactboost_landscape_notebook:
     resources:
         **measured("exactboost_landscape_notebook"),
     params:
-        cmd=notebook_cmd(
-            "notebooks/EB-F2.ipynb",
-            "results/notebooks/EB-F2.ipynb",
-            landscape="results/exactboost/landscape/landscape.parquet",
-            figure="results/figures/EB-F2.png",
-            verdict="results/verdicts/EB-F2.json",
-            profile_note=PROFILE_NOTE,
+        files=lambda wc, input, output: notebook_args(
+            landscape=input.landscape, figure=output.figure, verdict=output.verdict
         ),
+        settings=notebook_args(profile_note=PROFILE_NOTE),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 if EB["enabled"]:
-    ALL_TARGETS.extend(f"results/verdicts/{t}.json" for t in [*EB_TABLES, "EB-F3"])
+    ALL_TARGETS.extend(verdict_files([*EB_TABLES, *EB_FIGURES]))
     if EBL["enabled"] and EBL["dataset"] in EB_AVAILABLE:
-        ALL_TARGETS.append("results/verdicts/EB-F2.json")
+        ALL_TARGETS.extend(verdict_files(target_ids("exactboost_landscape")))

@@ -77,7 +77,7 @@ rule exactboost_margin_table:
 
 rule exactboost_margin_notebook:
     input:
-        notebook="notebooks/EB-F1.ipynb",
+        notebook="notebooks/exactboost_margin.ipynb",
         table="results/tables/EB-F1.csv",
     output:
         executed="results/notebooks/EB-F1.ipynb",
@@ -96,19 +96,17 @@ rule exactboost_margin_notebook:
     resources:
         **measured("exactboost_margin_notebook"),
     params:
-        cmd=notebook_cmd(
-            "notebooks/EB-F1.ipynb",
-            "results/notebooks/EB-F1.ipynb",
-            table_csv="results/tables/EB-F1.csv",
-            figure="results/figures/EB-F1.png",
-            verdict="results/verdicts/EB-F1.json",
+        files=lambda wc, input, output: notebook_args(
+            table_csv=input.table, figure=output.figure, verdict=output.verdict
+        ),
+        settings=notebook_args(
             default_margin=EB["model"]["margin"],
             missing_datasets=",".join(EBM_MISSING),
             profile_note=PROFILE_NOTE,
         ),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 if EBM["enabled"] and EBM_DATASETS:
-    ALL_TARGETS.append("results/verdicts/EB-F1.json")
+    ALL_TARGETS.extend(verdict_files(target_ids("exactboost_margin")))

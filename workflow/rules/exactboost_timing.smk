@@ -46,7 +46,7 @@ rule exactboost_timing_table:
         jobs=expand(
             "results/exactboost/timing/{dataset}.parquet", dataset=EB_TIMING_DATASETS
         ),
-        paper=[f"{PAPER_DIR}/{i}.csv" for i in ("EB-TE", "EB-T2", "EB-T3")],
+        paper=[f"{PAPER_DIR}/{i}.csv" for i in (*eb_timing.TARGETS, "EB-T3")],
     output:
         report(
             "results/tables/{target}.csv",
@@ -58,7 +58,7 @@ rule exactboost_timing_table:
     log:
         "results/logs/tables/{target}.log",
     wildcard_constraints:
-        target="EB-TE|EB-T2",
+        target=wildcard_pattern(eb_timing.TARGETS),
     conda:
         CONDA_ENV
     resources:
@@ -81,23 +81,19 @@ rule exactboost_timing_notebook:
     log:
         "results/logs/notebooks/{target}.log",
     wildcard_constraints:
-        target="EB-TE|EB-T2",
+        target=wildcard_pattern(eb_timing.TARGETS),
     conda:
         CONDA_ENV
     resources:
         **measured("exactboost_timing_notebook"),
     params:
-        cmd=lambda wc, input, output: notebook_cmd(
-            input.notebook,
-            output.executed,
-            target_id=wc.target,
-            table_csv=input.table,
-            markdown=output.markdown,
-            verdict=output.verdict,
+        files=lambda wc, input, output: notebook_args(
+            table_csv=input.table, markdown=output.markdown, verdict=output.verdict
         ),
+        settings=lambda wc: notebook_args(target_id=wc.target),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 if EB["enabled"] and EB_TIMING["enabled"] and EB_TIMING_DATASETS:
-    ALL_TARGETS.extend(f"results/verdicts/{t}.json" for t in eb_timing.TARGETS)
+    ALL_TARGETS.extend(verdict_files(eb_timing.TARGETS))

@@ -106,7 +106,7 @@ rule financial_events:
 
 rule financial_coverage_notebook:
     input:
-        notebook="notebooks/CP-F4.3.ipynb",
+        notebook="notebooks/financial_coverage.ipynb",
         daily=f"{FI_DIR}/daily.csv",
         stride=[f"{FI_DIR}/stride.csv"] if FI_CHECK["series"] else [],
     output:
@@ -135,26 +135,26 @@ rule financial_coverage_notebook:
     resources:
         **measured("financial_coverage_notebook"),
     params:
-        cmd=notebook_cmd(
-            "notebooks/CP-F4.3.ipynb",
-            "results/notebooks/CP-F4.3.ipynb",
+        files=lambda wc, input, output: notebook_args(
+            daily_csv=input.daily,
+            stride_csv=input.stride[0] if input.stride else "",
+            table_csv=output.table,
+            figure=output.figure,
+            verdict=output.verdict,
+        ),
+        settings=notebook_args(
             alpha=FI["alpha"],
             n_cal=FI["n_cal"],
             refit_every=FI["refit_every"],
-            daily_csv=f"{FI_DIR}/daily.csv",
-            stride_csv=f"{FI_DIR}/stride.csv" if FI_CHECK["series"] else "",
-            table_csv="results/tables/CP-F4.3.csv",
-            figure="results/figures/CP-F4.3.png",
-            verdict="results/verdicts/CP-F4.3.json",
             profile_note=PROFILE_NOTE,
         ),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule financial_events_notebook:
     input:
-        notebook="notebooks/CP-T4.1.ipynb",
+        notebook="notebooks/financial_events.ipynb",
         events=f"{FI_DIR}/events.csv",
         paper=f"{PAPER_DIR}/CP-T4.1.csv",
     output:
@@ -184,23 +184,20 @@ rule financial_events_notebook:
     resources:
         **measured("financial_events_notebook"),
     params:
-        cmd=notebook_cmd(
-            "notebooks/CP-T4.1.ipynb",
-            "results/notebooks/CP-T4.1.ipynb",
-            alpha=FI["alpha"],
-            events_csv=f"{FI_DIR}/events.csv",
-            paper_dir=PAPER_DIR,
-            table_csv="results/tables/CP-T4.1.csv",
-            table_md="results/tables/CP-T4.1.md",
-            figure="results/figures/CP-T4.1.png",
-            verdict="results/verdicts/CP-T4.1.json",
-            profile_note=PROFILE_NOTE,
+        files=lambda wc, input, output: notebook_args(
+            events_csv=input.events,
+            paper_dir=os.path.dirname(input.paper),
+            table_csv=output.table,
+            table_md=output.markdown,
+            figure=output.figure,
+            verdict=output.verdict,
         ),
+        settings=notebook_args(alpha=FI["alpha"], profile_note=PROFILE_NOTE),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 if FI["enabled"]:
     ALL_TARGETS.extend(
-        ["results/verdicts/CP-F4.3.json", "results/verdicts/CP-T4.1.json"]
+        verdict_files(target_ids("financial_coverage", "financial_events"))
     )

@@ -55,7 +55,7 @@ rule hashing_table:
     benchmark:
         "results/benchmarks/tables/{target}.tsv"
     wildcard_constraints:
-        target=r"HASH-T3\.[345]",
+        target=target_pattern("hashing_table"),
     conda:
         CONDA_ENV
     resources:
@@ -87,26 +87,25 @@ rule hashing_notebook:
     benchmark:
         "results/benchmarks/notebooks/{target}.tsv"
     wildcard_constraints:
-        target=r"HASH-T3\.[345]",
+        target=target_pattern("hashing_table"),
     conda:
         CONDA_ENV
     resources:
         **measured("hashing_notebook"),
     params:
-        cmd=lambda wildcards, input, output: notebook_cmd(
-            input.notebook,
-            output.executed,
-            target_id=wildcards.target,
+        files=lambda wildcards, input, output: notebook_args(
             table_csv=input.table,
             summary_csv=input.summary,
             paper_dir=os.path.dirname(input.paper),
             markdown=output.markdown,
             figure=output.figure,
             verdict=output.verdict,
-            profile_note=PROFILE_NOTE,
+        ),
+        settings=lambda wildcards: notebook_args(
+            target_id=wildcards.target, profile_note=PROFILE_NOTE
         ),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 if HASH_CFG["enabled"]:

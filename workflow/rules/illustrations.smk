@@ -2,10 +2,11 @@
 # Tables 3.1 and 3.2 (example rows, looked up in the processed records) and LN-NONE (the lecture
 # notes have no figure or table). Nothing is computed; each gets a table and a `built` verdict.
 
+# target ID -> the datasets whose processed records its printed rows are looked up in (the
+# `datasets` of its entry in config/targets.yaml)
 ILLUSTRATION_RECORDS = {
-    "HASH-T1.1": [],
-    "HASH-T3.1": ["RLdata500", "RLdata10000"],
-    "HASH-T3.2": ["restaurant"],
+    t: list(TARGET_REGISTRY[t].entry.get("datasets", []))
+    for t in target_ids("illustration_table")
 }
 
 
@@ -28,7 +29,7 @@ rule illustration_table:
     benchmark:
         "results/benchmarks/illustrations/{target}.tsv"
     wildcard_constraints:
-        target=r"HASH-T1\.1|HASH-T3\.[12]",
+        target=wildcard_pattern(ILLUSTRATION_RECORDS),
     conda:
         CONDA_ENV
     resources:
@@ -62,5 +63,5 @@ rule illustration_none:
 
 if config["illustrations"]["enabled"]:
     ALL_TARGETS.extend(
-        f"results/verdicts/{t}.json" for t in [*ILLUSTRATION_RECORDS, "LN-NONE"]
+        verdict_files(target_ids("illustration_table", "illustration_none"))
     )

@@ -9,8 +9,11 @@ from boostcm.experiments.conformal import chunk_ranges
 QS = config["quantile_surrogate"]
 QS_DIR = "results/quantile_surrogate"
 QS_CHUNKS = chunk_ranges(QS["n_splits"], QS["chunk_size"])
+# the tables of the quantile_table family (config/targets.yaml) whose dataset this run has
 QS_TABLES = [
-    t for t, c in QS["tables"].items() if c["dataset"] in config["data"]["datasets"]
+    t
+    for t in target_ids("quantile_table")
+    if QS["tables"][t]["dataset"] in config["data"]["datasets"]
 ]
 QS_F2 = QS["f2"]
 QS_F1 = QS["f1"]
@@ -52,7 +55,7 @@ rule qs_splits_chunk:
     benchmark:
         "results/benchmarks/quantile_surrogate/{target}_chunk{chunk}.tsv"
     wildcard_constraints:
-        target="QS-T1|QS-T2",
+        target=target_pattern("quantile_table"),
         chunk=r"\d+",
     conda:
         CONDA_ENV
@@ -89,7 +92,7 @@ rule qs_table:
     log:
         "results/logs/tables/{target}.log",
     wildcard_constraints:
-        target="QS-T1|QS-T2",
+        target=target_pattern("quantile_table"),
     conda:
         CONDA_ENV
     resources:
@@ -120,23 +123,21 @@ rule qs_table_notebook:
     log:
         "results/logs/notebooks/{target}.log",
     wildcard_constraints:
-        target="QS-T1|QS-T2",
+        target=target_pattern("quantile_table"),
     conda:
         CONDA_ENV
     resources:
         **measured("qs_table_notebook"),
     params:
-        cmd=lambda wildcards, input, output: notebook_cmd(
-            input.notebook,
-            output.executed,
-            target_id=wildcards.target,
+        files=lambda wildcards, input, output: notebook_args(
             table_csv=input.table,
             chosen=input.chosen,
             figure=output.figure,
             verdict=output.verdict,
         ),
+        settings=lambda wildcards: notebook_args(target_id=wildcards.target),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule qs_recall_example:
@@ -189,18 +190,16 @@ rule qs_recall_notebook:
     resources:
         **measured("qs_recall_notebook"),
     params:
-        cmd=lambda wildcards, input, output: notebook_cmd(
-            input.notebook,
-            output.executed,
-            target_id="QS-F2",
+        files=lambda wildcards, input, output: notebook_args(
             table_csv=input.table,
             runs=input.starts,
             train=input.train,
             figure=output.figure,
             verdict=output.verdict,
         ),
+        settings=notebook_args(target_id="QS-F2"),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 rule qs_f1_chunk:
@@ -274,22 +273,20 @@ rule qs_f1_notebook:
     resources:
         **measured("qs_f1_notebook"),
     params:
-        cmd=lambda wildcards, input, output: notebook_cmd(
-            input.notebook,
-            output.executed,
-            target_id="QS-F1",
+        files=lambda wildcards, input, output: notebook_args(
             table_csv=input.table,
             runs=input.runs,
             figure=output.figure,
             verdict=output.verdict,
         ),
+        settings=notebook_args(target_id="QS-F1"),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
 if QS["enabled"]:
     ALL_TARGETS.extend(f"results/verdicts/{t}.json" for t in QS_TABLES)
     if QS_F1_BUILT:
-        ALL_TARGETS.append("results/verdicts/QS-F1.json")
+        ALL_TARGETS.extend(verdict_files(target_ids("quantile_f1")))
     if QS_F2["enabled"]:
-        ALL_TARGETS.append("results/verdicts/QS-F2.json")
+        ALL_TARGETS.extend(verdict_files(target_ids("quantile_recall")))

@@ -7,6 +7,7 @@ import dataclasses
 import pandas as pd
 
 from .._io import write_parquet
+from ..targets import targets_of
 from ._common import add_command, require, write_csv
 
 
@@ -78,6 +79,6 @@ def register(sub) -> None:
     require(cc, "--runs", "--reliability", nargs="+")
     require(cc, "--out", "--reliability-out")
     ct = add_command(cas, "table", _table, "GUPTA-F2/F3 table: ECEs beside the published")
-    require(ct, "--target", choices=("GUPTA-F2", "GUPTA-F3"))
+    require(ct, "--target", choices=targets_of("calibration_shift"))
     require(ct, "--paper-run", type=int)
     require(ct, "--runs", "--paper-dir", "--out")

@@ -8,6 +8,7 @@ import dataclasses
 import pandas as pd
 
 from .._io import write_parquet
+from ..targets import targets_of
 from ._common import add_command, require, write_csv
 
 
@@ -166,7 +167,7 @@ def register(sub) -> None:
     qp = add_command(
         qss, "splits", _splits, "QS-T1/T2 job: P@tau of every method, tau, C on splits"
     )
-    require(qp, "--target", choices=("QS-T1", "QS-T2"))
+    require(qp, "--target", choices=targets_of("quantile_table"))
     require(qp, "--processed", "--out")
     require(qp, "--first", "--count", "--seed", "--n-epochs", "--n-starts", type=int)
     require(qp, "--taus", "--cs", help="comma-separated values")
@@ -174,7 +175,7 @@ def register(sub) -> None:
     require(qp, *floats, "--momentum", type=float)
     qt = add_command(qss, "table", _table, "QS-T1/T2 table: both C protocols beside the published")
     qt.add_argument("chunks", nargs="+", help="job parquet files of one target")
-    require(qt, "--target", choices=("QS-T1", "QS-T2"))
+    require(qt, "--target", choices=targets_of("quantile_table"))
     require(qt, "--paper-dir", "--out", "--runs-out", "--chosen-out")
     qf = add_command(qss, "f1-splits", _f1_splits, "QS-F1 job: P@tau of loss (10) and l_prec@k^avg")
     require(qf, "--processed", "--out", "--taus")

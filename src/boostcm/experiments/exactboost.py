@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from .._io import derive_rng, derive_seed_sequence, read_parquet_metadata
+from ..targets import registry, targets_of
 
 # --- methods -------------------------------------------------------------------------------------
 
@@ -603,10 +604,24 @@ def ensembler_path(inputs, dataset, fold, method) -> str:
     return f"results/exactboost/ensemblers/{inputs}/{dataset}/fold{fold}/{method}.parquet"
 
 
-MAIN_TARGETS = ("EB-T3", "EB-T4", "EB-F3")
-ESTIMATOR_TARGETS = {"EB-T6": "auc", "EB-T8": "ks", "EB-T10": "pak"}
-ENSEMBLER_TARGETS = {"EB-T7": "auc", "EB-T9": "ks", "EB-T11": "pak"}
-TARGETS = ("EB-T3", "EB-T4", "EB-T6", "EB-T7", "EB-T8", "EB-T9", "EB-T10", "EB-T11", "EB-F3")
+# The targets, from config/targets.yaml (boostcm.targets): a table with a `loss` param shows that
+# loss over exactboost.datasets (one-loss tables), one without it the main datasets (every loss).
+_REGISTRY = registry()
+_TABLES = targets_of("exactboost_estimator_table", "exactboost_ensembler_table")
+TARGETS = (*_TABLES, *targets_of("exactboost_figure"))
+MAIN_TARGETS = tuple(t for t in TARGETS if "loss" not in _REGISTRY[t].params)
+ESTIMATOR_TARGETS = {
+    t: _REGISTRY[t].params["loss"]
+    for t in targets_of("exactboost_estimator_table")
+    if "loss" in _REGISTRY[t].params
+}
+ENSEMBLER_TARGETS = {
+    t: _REGISTRY[t].params["loss"]
+    for t in targets_of("exactboost_ensembler_table")
+    if "loss" in _REGISTRY[t].params
+}
+# targets read from the estimators' files (the others from the base models' and ensemblers')
+_ESTIMATOR_STAGE = targets_of("exactboost_estimator_table", "exactboost_figure")
 
 
 def input_modes(cfg: dict, target: str) -> list[str]:
@@ -626,7 +641,7 @@ def table_inputs(cfg: dict, available, target: str) -> list[str]:
     files = []
     for d in datasets:
         for f in folds:
-            if target in ("EB-T3", "EB-F3", *ESTIMATOR_TARGETS):
+            if target in _ESTIMATOR_STAGE:
                 files += [estimator_path(d, f, m) for m in _table_methods(target, d, cfg)]
             else:
                 files += [base_path(d, f, m) for m in BASE_MODELS]

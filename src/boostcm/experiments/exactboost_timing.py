@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .._io import read_parquet_metadata
+from ..targets import targets_of
 from .exactboost import (
     eval_k,
     fold_losses,
@@ -54,7 +55,7 @@ COLUMN = {
     "toppush": "TopPush",
 }
 LOSS_LABEL = {"auc": "AUC", "ks": "KS", "pak": "P@k"}
-TARGETS = ("EB-TE", "EB-T2")
+TARGETS = tuple(targets_of("exactboost_timing"))  # EB-T2, EB-TE (config/targets.yaml)
 WARMUP_ROWS = 60
 _SECONDS = re.compile(r"^\s*(\d*\.?\d+)\s*s\s*$")
 _RATIO = re.compile(r"^\s*(\d*\.?\d+)\s*×\s*$")

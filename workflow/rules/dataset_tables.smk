@@ -1,10 +1,11 @@
-# EB-T1 and EB-T5: dataset properties beside the published counts.
+# Dataset-property tables (EB-T1, EB-T5; family dataset_properties of config/targets.yaml): the
+# processed datasets' rows, features and positives beside the published counts.
 from boostcm.targets import paper_table
 
-EB_TABLE_IDS = ["EB-T1", "EB-T5"]
+DATASET_TABLES = target_ids("dataset_properties")
 
 
-rule eb_dataset_table:
+rule dataset_table:
     input:
         processed=lambda wildcards: processed_files(
             paper_table(wildcards.target, PAPER_DIR)["Dataset"]
@@ -23,11 +24,11 @@ rule eb_dataset_table:
     benchmark:
         "results/benchmarks/tables/{target}.tsv"
     wildcard_constraints:
-        target="EB-T1|EB-T5",
+        target=target_pattern("dataset_properties"),
     conda:
         CONDA_ENV
     resources:
-        **measured("eb_dataset_table"),
+        **measured("dataset_table"),
     params:
         paper_dir=lambda wildcards, input: os.path.dirname(input.paper),
     shell:
@@ -35,7 +36,7 @@ rule eb_dataset_table:
         " --out {output} > {log} 2>&1"
 
 
-rule eb_dataset_table_notebook:
+rule dataset_table_notebook:
     input:
         notebook="notebooks/dataset_properties.ipynb",
         table="results/tables/{target}.csv",
@@ -48,23 +49,19 @@ rule eb_dataset_table_notebook:
     benchmark:
         "results/benchmarks/notebooks/{target}.tsv"
     wildcard_constraints:
-        target="EB-T1|EB-T5",
+        target=target_pattern("dataset_properties"),
     conda:
         CONDA_ENV
     resources:
-        **measured("eb_dataset_table_notebook"),
+        **measured("dataset_table_notebook"),
     params:
-        cmd=lambda wildcards, input, output: notebook_cmd(
-            input.notebook,
-            output.executed,
-            target_id=wildcards.target,
-            table_csv=input.table,
-            markdown=output.markdown,
-            verdict=output.verdict,
+        files=lambda wildcards, input, output: notebook_args(
+            table_csv=input.table, markdown=output.markdown, verdict=output.verdict
         ),
+        settings=lambda wildcards: notebook_args(target_id=wildcards.target),
     shell:
-        "{params.cmd} > {log} 2>&1"
+        NOTEBOOK
 
 
-if config["eb_tables"]["enabled"]:
-    ALL_TARGETS.extend(f"results/verdicts/{t}.json" for t in EB_TABLE_IDS)
+if config["dataset_tables"]["enabled"]:
+    ALL_TARGETS.extend(verdict_files(DATASET_TABLES))
