@@ -218,10 +218,14 @@ def escape_plain_text(line: str) -> str:
 
 
 def _process_docstring(app, what, name, obj, options, lines):
-    own = (type(obj).__doc__ or "").strip().splitlines()
-    if what in ("data", "attribute") and lines and own and lines[0].strip() == own[0].strip():
-        lines[:] = []  # a constant has no docstring: do not show its type's
-        return
+    if what in ("data", "attribute") and not isinstance(obj, type):
+        # a constant without a ``#:`` comment gets its type's docstring (ndarray's, dict's):
+        # do not show it
+        own = type(obj).__doc__ or ""
+        content = [line.strip() for line in lines if len(line.strip()) > 20]
+        if content and sum(line in own for line in content) >= 0.8 * len(content):
+            lines[:] = []
+            return
     lines[:] = [escape_plain_text(line) for line in lines]
 
 
