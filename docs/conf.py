@@ -114,7 +114,8 @@ def write_api_index(out: Path = HERE / "api" / "index.rst") -> Path:
         summary, _, rest = (inspect.getdoc(module) or "").partition("\n\n")
         lines += [escape_plain_text(line) for line in summary.splitlines()] + [""]
         if rest.strip():
-            lines += ["::", ""] + [f"    {line}".rstrip() for line in rest.splitlines()] + [""]
+            lines += [".. code-block:: text", ""]
+            lines += [f"    {line}".rstrip() for line in rest.splitlines()] + [""]
         lines += [
             f".. currentmodule:: boostcm.{name}",
             "",
