@@ -276,7 +276,24 @@ def _link_outside_pages(app, docname, source):
     source[0] = _MD_LINK.sub(repl, source[0])
 
 
+# the guides in reading order; a guide added to docs/ later joins the end of the list
+GUIDES = ["datasets", "exactboost", "baselines", "quantile_surrogate", "hashing", "conformal"]
+GUIDES += ["conformal_bounds", "calibration", "workflow", "report"]
+SITE_PAGES = {"README", "reproduction", "decisions", "benchmarks", "studies"}
+
+
+def write_guide_toctree(out: Path = HERE / "_guides.inc") -> Path:
+    """Write the user guide's toctree: GUIDES, then any other Markdown page of docs/."""
+    others = sorted(p.stem for p in HERE.glob("*.md") if p.stem not in SITE_PAGES | set(GUIDES))
+    pages = [g for g in GUIDES if (HERE / f"{g}.md").is_file()] + others
+    text = "\n".join([".. toctree::", "   :maxdepth: 2", ""] + [f"   {p}" for p in pages]) + "\n"
+    if not out.is_file() or out.read_text() != text:
+        out.write_text(text)
+    return out
+
+
 write_api_index()
+write_guide_toctree()
 
 
 def setup(app):
