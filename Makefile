@@ -7,7 +7,7 @@ CONFIG ?= config/config.yaml
 SNAKEMAKE_ARGS ?=
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: install install-workflow reproduce test lint format config-docs dry-run clean clean-numba
+.PHONY: install install-workflow install-docs reproduce test lint docs format config-docs dry-run clean clean-numba
 
 # uv (from PyPI) resolves and installs ~5x faster than pip; pip is the fallback.
 # $(VENV)/.installed-<extra>: the project installed (editable) with that extra.
@@ -20,6 +20,7 @@ $(VENV)/.installed-%: pyproject.toml
 
 install-workflow: $(VENV)/.installed-workflow
 install: $(VENV)/.installed-test
+install-docs: $(VENV)/.installed-docs
 
 reproduce: install-workflow
 	snakemake --cores $(CORES) --configfile $(CONFIG) $(SNAKEMAKE_ARGS)
@@ -34,6 +35,12 @@ lint: install
 	snakefmt --check workflow
 	snakemake --lint --configfile config/ci.yaml
 	boostcm config-docs --schema workflow/schemas/config.schema.yaml --out - | diff - config/README.md
+	$(MAKE) docs
+
+# the documentation site, docs/_build/html/index.html: API reference, guides, executed gallery;
+# warnings (broken references, docstring errors, failing examples) fail it
+docs: install-docs
+	MPLBACKEND=Agg sphinx-build -b html -W --keep-going -q docs docs/_build/html
 
 format: install
 	ruff check --fix .
