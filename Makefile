@@ -33,6 +33,7 @@ lint: install
 	ruff check .
 	ruff format --check .
 	snakefmt --check workflow
+	lint-imports
 	snakemake --lint --configfile config/ci.yaml
 	boostcm config-docs --schema workflow/schemas/config.schema.yaml --out - | diff - config/README.md
 	$(MAKE) docs
