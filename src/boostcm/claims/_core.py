@@ -157,6 +157,13 @@ def _check_no_nan(df: pd.DataFrame, columns, what: str) -> None:
             raise ValueError(f"{what}: column {c!r} has NaN in {int(bad.sum())} row(s)")
 
 
+def _judged_by(verdict: str) -> tuple[str, ...]:
+    """IDs of the targets whose verdict is `verdict` in the target registry (config/targets.yaml)."""
+    from ..targets import registry
+
+    return tuple(t.id for t in registry().values() if t.verdict == verdict)
+
+
 def _check_target(target_id: str, allowed) -> None:
     if target_id not in allowed:
         raise ValueError(f"target_id must be one of {tuple(allowed)}, got {target_id!r}")

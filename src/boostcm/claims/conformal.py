@@ -27,6 +27,7 @@ from ._core import (
     _check_target,
     _claim,
     _jsonable,
+    _judged_by,
 )
 
 # CP-F1.1 / CP-F4.1 (alpha = 0.1): thresholds quoted from the thesis, grid cut-offs, error rates.
@@ -591,7 +592,7 @@ class CorrectionCheck:
 
 def _correction_iid(curves, target_id: str) -> tuple:
     """The n_cal grid and the iid corrections at its largest n_cal, after validation."""
-    _check_target(target_id, ("CP-F4.2a",))
+    _check_target(target_id, _judged_by("correction_verdict"))
     cols = ["setting", "one_minus_p", "n_cal", "correction", "delta_cal"]
     curves = _check_frame(curves, cols, f"{target_id} curves")
     _check_no_nan(curves, cols[:4], f"{target_id} curves")

@@ -18,6 +18,7 @@ from ._core import (
     _check_target,
     _claim,
     _jsonable,
+    _judged_by,
 )
 
 # CP-F4.2b: largest allowed |mean coverage - (1 - alpha)| at any level.
@@ -163,7 +164,7 @@ def bound_coverage_check(
     ValueError
         As :func:`bound_coverage_verdict`.
     """
-    _check_target(target_id, ("CP-F4.2b",))
+    _check_target(target_id, _judged_by("bound_coverage_verdict"))
     alpha = check_probability(alpha)
     delta_cal = check_probability(delta_cal, "delta_cal")
     delta_test = check_probability(delta_test, "delta_test")

@@ -25,6 +25,7 @@ from ._core import (
     _fraction_text,
     _holds_text,
     _jsonable,
+    _judged_by,
 )
 from .exactboost_tables import (
     _EB_WHERE,
@@ -116,7 +117,7 @@ def check_exactboost_figure(table: pd.DataFrame, target_id: str = "EB-F3") -> Ex
     ValueError
         As :func:`exactboost_figure_verdict`.
     """
-    _check_target(target_id, ("EB-F3",))
+    _check_target(target_id, _judged_by("exactboost_figure_verdict"))
     table = _eb_check_table(table, target_id)
     cells = _eb_cells(table, target_id)
     stats = {
@@ -353,7 +354,7 @@ def check_landscape(frame: pd.DataFrame, target_id: str = "EB-F2") -> LandscapeC
     """
     from ..exactboost.landscape import turning_angle
 
-    _check_target(target_id, ("EB-F2",))
+    _check_target(target_id, _judged_by("exactboost_landscape_verdict"))
     frame = _check_frame(frame, _EB_F2_COLUMNS, f"{target_id} frame")
     tr = frame[frame["kind"] == "trajectory"]
     if tr.empty:
@@ -678,7 +679,7 @@ def check_margin(table: pd.DataFrame, target_id: str = "EB-F1") -> MarginCheck:
     ValueError
         As :func:`exactboost_margin_verdict`.
     """
-    _check_target(target_id, ("EB-F1",))
+    _check_target(target_id, _judged_by("exactboost_margin_verdict"))
     table = _check_frame(table, _EB_MARGIN_COLUMNS, "the EB-F1 table")
     sub = table[(table["grid"] == EB_MARGIN_GRID) & (table["split"] == "test")]
     if sub.empty:

@@ -21,6 +21,7 @@ from ._core import (
     _fraction_text,
     _holds_text,
     _jsonable,
+    _judged_by,
     _labelled_claim,
 )
 from .exactboost_tables import EB_CELLS_AGREE, EB_GENERALLY
@@ -172,7 +173,7 @@ def check_timing_ratios(table: pd.DataFrame, target_id: str = "EB-T2") -> Timing
     ValueError
         As :func:`timing_ratio_verdict`.
     """
-    _check_target(target_id, ("EB-T2",))
+    _check_target(target_id, _judged_by("timing_ratio_verdict"))
     table = _check_frame(table, _TIMING_RATIO_COLUMNS, target_id)
     _check_no_nan(table, ["ours_ratio", "exactboost_loss", "baseline_loss"], target_id)
     if (table["ours_ratio"] <= 0).any():
@@ -297,7 +298,7 @@ def timing_seconds_verdict(table: pd.DataFrame, target_id: str = "EB-TE") -> Ver
     ValueError
         If the table is empty, a column is missing, or a time is not a positive number.
     """
-    _check_target(target_id, ("EB-TE",))
+    _check_target(target_id, _judged_by("timing_seconds_verdict"))
     table = _check_frame(
         table, ["dataset", "column", "ours_s", "published", "published_s", "threads"], target_id
     )

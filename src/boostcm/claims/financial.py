@@ -11,7 +11,15 @@ import pandas as pd
 from .._stats import batch_means_se
 from .._validation import check_probability
 from ..targets import split_pm
-from ._core import _GRID_EPS, Verdict, _check_frame, _check_no_nan, _check_target, _jsonable
+from ._core import (
+    _GRID_EPS,
+    Verdict,
+    _check_frame,
+    _check_no_nan,
+    _check_target,
+    _jsonable,
+    _judged_by,
+)
 from .conformal import FAMILY_WISE_FALSE_ALARM
 
 FINANCIAL_ALPHA = 0.1
@@ -299,7 +307,7 @@ def financial_coverage_check(
     """
     from scipy.stats import norm
 
-    _check_target(target_id, ("CP-F4.3",))
+    _check_target(target_id, _judged_by("financial_coverage_verdict"))
     alpha = _check_alpha_financial(alpha)
     cols = ["series", "date", "n", "covered"]
     daily = _check_frame(daily, cols, f"{target_id} daily table")
@@ -664,7 +672,7 @@ class ConditionalCoverageCheck:
 
 def _event_cells(cells, paper, alpha, target_id: str) -> tuple:
     """Validated cells: (ours by (series, n_cal, column, reading), published, days per series)."""
-    _check_target(target_id, ("CP-T4.1",))
+    _check_target(target_id, _judged_by("conditional_coverage_verdict"))
     alpha = _check_alpha_financial(alpha)
     cols = ["series", "n_cal", "column", "reading", "n", "coverage", "se"]
     cols += ["first_test", "last_test"]

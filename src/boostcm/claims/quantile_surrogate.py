@@ -16,10 +16,10 @@ from ._core import (
     _check_target,
     _fraction_text,
     _holds_text,
+    _judged_by,
     _labelled_claim,
 )
 
-QS_TABLE_TARGETS = ("QS-T1", "QS-T2")
 QS_METHODS = ("LR", "AATP", "Q1", "Q3")
 QS_CELL_Z = _Z99  # two-sided 99 % for one published cell
 QS_CELL_ROUNDING = 0.005  # half a unit of the printed second digit
@@ -232,7 +232,7 @@ def quantile_table_check(
     ValueError
         If the target is unknown or a column is missing.
     """
-    _check_target(target_id, QS_TABLE_TARGETS)
+    _check_target(target_id, _judged_by("quantile_table_verdict"))
     table = _qs_check_table(table)
     _check_frame(chosen, list(QS_CHOSEN_COLUMNS), "QS chosen C")
     n = int(chosen["split"].nunique())
@@ -624,7 +624,7 @@ def precision_at_recall_check(
     ValueError
         If a model or column is missing.
     """
-    _check_target(target_id, ("QS-F2",))
+    _check_target(target_id, _judged_by("precision_at_recall_verdict"))
     _check_frame(summary, ["model", "test_precision"], "QS-F2 summary")
     _check_frame(starts, ["start", "test_precision"], "QS-F2 starts")
     p = summary.set_index("model")["test_precision"]
