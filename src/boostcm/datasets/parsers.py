@@ -83,8 +83,8 @@ def parse_dense_with_labels(data_path, labels_path) -> tuple[pd.DataFrame, pd.Se
     >>> import pathlib, tempfile
     >>> from boostcm.datasets.parsers import parse_dense_with_labels
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "a.data").write_text("1 0 3 \n0 2 0 \n")
-    >>> _ = (d / "a.labels").write_text("-1\n1\n")
+    >>> _ = (d / "a.data").write_text("1 0 3 \\n0 2 0 \\n")
+    >>> _ = (d / "a.labels").write_text("-1\\n1\\n")
     >>> X, y = parse_dense_with_labels(d / "a.data", d / "a.labels")
     >>> list(X.columns), y.tolist()
     (['x1', 'x2', 'x3'], [-1.0, 1.0])
