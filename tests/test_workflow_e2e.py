@@ -228,6 +228,22 @@ def test_deleting_a_processed_file_rebuilds_only_its_dependents(workdir, tmp_pat
     assert "Nothing to be done" in again.stdout + again.stderr
 
 
+def test_a_deleted_table_is_rebuilt_by_the_plain_command(workdir, tmp_path):
+    """A table README.md lists as an output, deleted while its verdict exists, is planned again by
+    the default target; put back (same bytes and mtime) it leaves nothing to do."""
+    work, env = workdir
+    table = work / "results/tables/CP-F1.1.csv"
+    saved = shutil.copy2(table, tmp_path / table.name)
+    table.unlink()
+    try:
+        proc = _run(["-n", "--cores", "2", "--configfile", "config/ci.yaml"], work, env)
+    finally:
+        shutil.copy2(saved, table)
+    assert str(table.relative_to(work)) in _planned_outputs(proc.stdout + proc.stderr)
+    again = _run(["-n", "--cores", "2", "--configfile", "config/ci.yaml"], work, env)
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
 def test_failed_fetch_leaves_no_output(workdir, tmp_path):
     work, env = workdir
     bad_mirror = tmp_path / "mirror"
@@ -246,6 +262,8 @@ def test_failed_fetch_leaves_no_output(workdir, tmp_path):
     assert out.returncode != 0
     assert not (work / "results/data/raw/sonar/sonar.csv").exists()
     assert "checksum mismatch" in (work / "results/logs/fetch/sonar.log").read_text()
+    # the error is on the console too, not only in the job's log
+    assert "boostcm fetch: error: checksum mismatch" in out.stdout + out.stderr
     _run(
         ["--cores", "1", "--configfile", "config/ci.yaml"], work, env
     )  # restore with the good mirror
@@ -372,3 +390,26 @@ def test_killed_run_resumes_with_the_plain_command(workdir, tmp_path, sig):
     redone = [str(p) for p, mtime in finished.items() if p.stat().st_mtime_ns != mtime]
     assert not redone, f"finished jobs were redone: {redone}"
     _assert_same_results(work, reference)
+
+
+def test_cost_uses_only_the_benchmark_records_made_under_the_same_settings(workdir):
+    """After the small profile, its records price its own jobs, but not the full config's jobs
+    of the same files (CP-F1.1's chunks run 10 000 simulations there, not the profile's few)."""
+    from boostcm.experiments import cost
+
+    work, _ = workdir
+    snakefile = work / "workflow" / "Snakefile"
+    own = cost.benchmark_usage(
+        cost.workflow_jobs([work / "config/ci.yaml"], snakefile=snakefile, workdir=work), work
+    )
+    assert own["records"] and own["other_settings"] == own["no_metadata"] == 0, own["note"]
+    full = cost.benchmark_usage(
+        cost.workflow_jobs(
+            [work / "config/config.yaml"],
+            snakefile=snakefile,
+            workdir=work,
+            targets=["results/tables/CP-F1.1.csv"],
+        ),
+        work,
+    )
+    assert not full["records"] and full["other_settings"] > 0, full["note"]

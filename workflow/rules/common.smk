@@ -71,6 +71,17 @@ JOB_COSTS = load_cost_table(Path(workflow.basedir).parent / "config" / "job_cost
 _DATASET_ROWS = catalog_rows()
 
 
+def listed_outputs(wildcards):
+    """The tables and figures of the run's targets, as README.md lists the outputs
+    (results/tables/<ID>.csv and .md, results/figures/<ID>.png), those some rule makes: the
+    default target requests them, so one deleted is rebuilt even while its verdict exists.
+    """
+    ids = [Path(t).stem for t in ALL_TARGETS if t.startswith("results/verdicts/")]
+    kinds = (("tables", "csv"), ("tables", "md"), ("figures", "png"))
+    files = [f"results/{kind}/{i}.{ext}" for i in ids for kind, ext in kinds]
+    return [f for f in files if any(r.is_producer(f) for r in workflow.rules)]
+
+
 def measured(rule, units=None):
     """The `resources:` of `rule` (boostcm.experiments.cost.rule_resources); `units`: the value
     of the param its cost scales with (a number, or a function of the wildcards)."""
