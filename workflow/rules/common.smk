@@ -12,7 +12,7 @@ from boostcm.experiments.financial import week_starts
 from boostcm.datasets.fetch import MIRROR_ENV
 from boostcm.experiments.config import load_schema, validate_config
 from boostcm.experiments.cost import catalog_rows, load_cost_table, rule_resources
-from boostcm.experiments.workflow import clear_stale_locks
+from boostcm.experiments.workflow import resolve_locks
 
 min_version("9.0")
 
@@ -21,12 +21,17 @@ validate_config(
     config, load_schema(Path(workflow.basedir, "schemas/config.schema.yaml"))
 )
 
-# A run killed by SIGKILL leaves its lock behind; with no Snakemake process left in this directory
-# the lock is stale, and a plain rerun resumes (rerun-incomplete is in the default profile).
-if workflow.is_main_process and clear_stale_locks(Path.cwd()):
-    logger.warning(
-        "Removed the lock of a killed run (no Snakemake process works here any more)."
-    )
+# A run killed by SIGKILL leaves its lock behind: removed when its recorded owner is provably gone
+# (this host and boot, its process ended), so a plain rerun resumes (rerun-incomplete is in the
+# default profile); any other lock is left alone, with the exact --unlock command printed.
+if workflow.is_main_process:
+    _removed, _locked = resolve_locks(Path.cwd(), sys.argv)
+    if _removed:
+        logger.warning(
+            "Removed the lock of a killed run of this host (its process ended)."
+        )
+    if _locked:
+        logger.warning(_locked)
 
 SEED = config["seed"]
 ALL_TARGETS = []
