@@ -78,7 +78,7 @@ _DATASET_ROWS = catalog_rows()
 
 def listed_outputs(wildcards):
     """The tables and figures of the run's targets, as README.md lists the outputs
-    (results/tables/<ID>.csv and .md, results/figures/<ID>.png), those some rule makes: the
+    (results/tables/<ID>.csv and .md, results/figures/<ID>.png) that the workflow produces. The
     default target requests them, so one deleted is rebuilt even while its verdict exists.
     """
     ids = [Path(t).stem for t in ALL_TARGETS if t.startswith("results/verdicts/")]
