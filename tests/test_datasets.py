@@ -120,7 +120,7 @@ def test_processing_rejects_a_raw_file_changed_after_its_fetch(tiny, monkeypatch
     )
     out = tiny["raw"].parent / "toy.parquet"
     raw.write_bytes(LIBSVM_TEXT.replace(b"+1 1:0.5", b"+1 1:7.5"))  # same size, other bytes
-    with pytest.raises(ChecksumError, match=rf"{raw}.*changed after it was fetched"):
+    with pytest.raises(ChecksumError, match=rf"{raw} exists but .*changed since it was fetched"):
         process_dataset("toy", tiny["raw"], out, catalog=tiny["catalog"])
     assert not out.exists()
     raw.write_bytes(LIBSVM_TEXT)

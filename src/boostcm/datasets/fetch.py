@@ -197,7 +197,7 @@ def verify_raw_file(spec: dict, path: str | os.PathLike, lock: str | os.PathLike
     >>> verify_raw_file({"path": "a.csv", "sha256": "0" * 64}, raw, None)
     Traceback (most recent call last):
     ...
-    boostcm.datasets.fetch.ChecksumError: ...a.csv has sha256 ... expected 000...
+    boostcm.datasets.fetch.ChecksumError: ...a.csv exists but its sha256 ... differs from the expected 000...
     """
     path = Path(path)
     expected, expected_download = source_hashes(spec, Path(lock) if lock else None)
@@ -207,8 +207,9 @@ def verify_raw_file(spec: dict, path: str | os.PathLike, lock: str | os.PathLike
     if (not accepted and has_unknown_source) or digest in accepted:
         return digest
     raise ChecksumError(
-        f"{path} has sha256 {digest}, expected {' or '.join(sorted(accepted))}: it changed after "
-        "it was fetched (a disk fault or an edit); delete it to fetch it again"
+        f"{path} exists but its sha256 {digest} differs from the expected "
+        f"{' or '.join(sorted(accepted))} (changed since it was fetched, by a disk fault or an "
+        "edit, or another file put there); delete it to fetch it again"
     )
 
 
