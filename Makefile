@@ -7,15 +7,28 @@ CONFIG ?= config/config.yaml
 SNAKEMAKE_ARGS ?=
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: install install-workflow install-docs reproduce test lint docs format config-docs dry-run clean clean-numba
+.PHONY: install install-workflow install-docs reproduce test test-fast lint lock docs format config-docs dry-run clean clean-numba
 
-# uv (from PyPI) resolves and installs ~5x faster than pip; pip is the fallback.
-# $(VENV)/.installed-<extra>: the project installed (editable) with that extra.
-$(VENV)/.installed-%: pyproject.toml
+# The versions in uv.lock are what gets installed (`make lock` after editing the dependencies of
+# pyproject.toml; `make lint` checks the two agree). uv, from PyPI, exports the lock of the extra
+# and installs it, compiling bytecode once here: these machines set PYTHONDONTWRITEBYTECODE=1 (and
+# clusters often mount environments read-only), so without it every job would compile pandas,
+# scikit-learn and boostcm from source again. Where uv cannot be installed, pip installs unlocked
+# versions, saying so. $(VENV)/.installed-<extra>: the project installed (editable) with that extra.
+UV = $(VENV)/bin/uv
+$(VENV)/.installed-%: pyproject.toml uv.lock
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --quiet uv && \
-	  $(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python -e '.[$*]' || \
-	  $(VENV)/bin/python -m pip install --quiet -e '.[$*]'
+	if $(VENV)/bin/python -m pip install --quiet uv; then \
+	  $(UV) export --quiet --frozen --extra $* --no-emit-project -o $(VENV)/requirements-$*.txt && \
+	  $(UV) pip install --quiet --python $(VENV)/bin/python --compile-bytecode \
+	    -r $(VENV)/requirements-$*.txt && \
+	  $(UV) pip install --quiet --python $(VENV)/bin/python --no-deps -e .; \
+	else \
+	  echo "uv could not be installed: pip installs the newest versions, not uv.lock's" && \
+	  $(VENV)/bin/python -m pip install --quiet -e '.[$*]'; \
+	fi
+	$(VENV)/bin/python -m compileall -q -j 0 src \
+	  $$($(VENV)/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 	touch $@
 
 install-workflow: $(VENV)/.installed-workflow
@@ -25,11 +38,25 @@ install-docs: $(VENV)/.installed-docs
 reproduce: install-workflow
 	snakemake --cores $(CORES) --configfile $(CONFIG) $(SNAKEMAKE_ARGS)
 
+# Every test, spread over the cores by pytest-xdist: tests sharing a fixture that builds a workflow
+# (the CI profile, the SLURM cluster) are one xdist_group and run in one worker, so it is built once.
+TEST_WORKERS ?= logical
 test: install
-	python -m pytest
+	python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+
+# The inner loop: unit tests only, no workflow runs (< 5 min on 2 cores)
+test-fast: install
+	python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not e2e and not slurm and not slow"
+
+# uv.lock and envs/boostcm.yaml from pyproject.toml (newest versions allowed); commit both
+lock: install
+	$(UV) lock
+	python envs/conda_env.py $(UV) > envs/boostcm.yaml
 
 # what CI checks besides the tests (.ci/run calls it)
 lint: install
+	$(UV) lock --check
+	python envs/conda_env.py $(UV) | diff - envs/boostcm.yaml
 	ruff check .
 	ruff format --check .
 	snakefmt --check workflow

@@ -1,32 +1,84 @@
-"""Shared fixtures: the repository root, the byte-exact data mirror (when this machine has it), and
-the CI profile of the workflow built once per session in a scratch copy of the repository (the
-end-to-end tests and the browser test of the results site share it).
+"""Shared fixtures: the repository root, the byte-exact data mirror, and the CI profile of the
+workflow built once per session in a scratch copy of the repository (the end-to-end tests and the
+browser test of the results site share it).
 
-The mirror is $BOOSTCM_DATA_MIRROR, else the workflow's default folder ``data/mirror``; tests that
-need real data files skip, saying so, where neither exists.
+The mirror is $BOOSTCM_DATA_MIRROR, else the workflow's default folder ``data/mirror``, else the
+test mirror in the repository (tests/data/mirror: the raw files of the small profile's datasets,
+checked against the catalog's sha256), so every workflow test runs on a fresh clone. A test that
+needs a file the mirror lacks skips, saying so; with ``CI`` or ``BOOSTCM_REQUIRE_MIRROR=1`` set (as
+``.ci/run`` does) it fails instead.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import lzma
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# The small profile's raw files (config/ci.yaml), at their catalog paths; the large ones xz-compressed
+TEST_MIRROR = REPO / "tests" / "data" / "mirror"
+REQUIRE_MIRROR = bool(os.environ.get("CI")) or os.environ.get("BOOSTCM_REQUIRE_MIRROR") == "1"
 
 
-def _find_mirror() -> Path | None:
+def missing_data(reason: str):
+    """Skip a test whose data files are absent, or fail it where the mirror is required."""
+    if REQUIRE_MIRROR:
+        pytest.fail(f"{reason} (CI or BOOSTCM_REQUIRE_MIRROR=1: data must be present)")
+    pytest.skip(reason)
+
+
+def _catalog_sha256() -> dict[str, str]:
+    """sha256 of every pinned file of the catalog, by path."""
+    from boostcm.datasets import dataset_files, dataset_layouts, dataset_names
+
+    sums = {}
+    for name in dataset_names():
+        for layout in dataset_layouts(name):
+            for f in dataset_files(name, layout):
+                if f.get("sha256"):
+                    sums[f["path"]] = f["sha256"]
+    return sums
+
+
+def build_test_mirror(dest: Path) -> Path:
+    """The repository's test mirror written out to `dest`: files copied, ``.xz`` ones decompressed,
+    each checked against the catalog's sha256."""
+    sums = _catalog_sha256()
+    for src in sorted(p for p in TEST_MIRROR.rglob("*") if p.is_file() and p.name != "README.md"):
+        rel = src.relative_to(TEST_MIRROR).as_posix()
+        data = src.read_bytes()
+        if rel.endswith(".xz"):
+            rel, data = rel[: -len(".xz")], lzma.decompress(data)
+        digest = hashlib.sha256(data).hexdigest()
+        if sums.get(rel) != digest:
+            raise AssertionError(f"tests/data/mirror/{rel}: sha256 {digest} is not the catalog's")
+        out = dest / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+    return dest
+
+
+@functools.cache
+def data_mirror() -> Path:
+    """The mirror the tests use: $BOOSTCM_DATA_MIRROR, data/mirror, else the repository's test
+    mirror written out once per test process (removed at its exit)."""
     for candidate in (os.environ.get("BOOSTCM_DATA_MIRROR"), REPO / "data" / "mirror"):
         if candidate and Path(candidate).is_dir():
             return Path(candidate).resolve()
-    return None
+    dest = Path(tempfile.mkdtemp(prefix="boostcm-test-mirror-"))
+    import atexit
 
-
-MIRROR = _find_mirror()
+    atexit.register(shutil.rmtree, dest, True)
+    return build_test_mirror(dest)
 
 
 @pytest.fixture
@@ -36,10 +88,15 @@ def repo() -> Path:
 
 @pytest.fixture
 def mirror() -> Path:
-    """The data mirror; tests needing real files are skipped where it is absent."""
-    if MIRROR is None:
-        pytest.skip("no data mirror ($BOOSTCM_DATA_MIRROR or data/mirror) on this machine")
-    return MIRROR
+    """The data mirror (:func:`data_mirror`)."""
+    return data_mirror()
+
+
+def require_files(mirror: Path, paths) -> None:
+    """Skip (or, where the mirror is required, fail) unless every catalog `paths` is in `mirror`."""
+    absent = [p for p in paths if not (mirror / p).is_file()]
+    if absent:
+        missing_data(f"the data mirror {mirror} lacks {', '.join(absent)}")
 
 
 # ExactBoost's settings of the job tests (the tables', the margin sweep's, the timing's): small fits
@@ -96,10 +153,8 @@ def scratch_copy(work: Path) -> Path:
 @pytest.fixture(scope="session")
 def ci_workflow(tmp_path_factory):
     """(work folder, environment) of one run of the CI profile, from the data mirror."""
-    if MIRROR is None:
-        pytest.skip("no data mirror on this machine")
     work = scratch_copy(tmp_path_factory.mktemp("wf"))
-    env = dict(os.environ, BOOSTCM_DATA_MIRROR=str(MIRROR))
+    env = dict(os.environ, BOOSTCM_DATA_MIRROR=str(data_mirror()))
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     run_snakemake(["--cores", "2", "--configfile", "config/ci.yaml"], work, env)
     return work, env

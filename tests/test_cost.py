@@ -1,6 +1,9 @@
 """`boostcm cost`: job lists from Snakemake's DAG, per-job costs, per-rule/target sums, wall time."""
 
+import base64
+import dataclasses
 import itertools
+import json
 import re
 from pathlib import Path
 
@@ -152,6 +155,9 @@ def test_benchmark_records_replace_and_calibrate_the_table(tmp_path):
     jobs[3] = J(3, "sim", {"model": "fast"}, ("s0",), params={"n": 10}, benchmark="b0.tsv")
     jobs[4] = J(4, "sim", {"model": "slow"}, ("s1",), 2, params={"n": 4}, benchmark="b1.tsv")
     jobs.append(J(8, "sim", {"model": "fast"}, ("s2",), params={"n": 20}, benchmark="b2.tsv"))
+    jobs = [dataclasses.replace(j, settings=f"{j.rule} {j.jobid} {j.params}") for j in jobs]
+    for job in jobs[3:5]:  # what Snakemake recorded when it ran them: the same commands
+        _record_command(tmp_path, job.outputs[0], job.settings)
     records = cost.benchmark_records(jobs, tmp_path)
     # no cpu_time in the second record: wall seconds x threads (9 x 2); b2.tsv does not exist
     assert records == {3: (2.0, pytest.approx(250.1)), 4: (18.0, 410.0)}
@@ -167,6 +173,55 @@ def test_benchmark_records_replace_and_calibrate_the_table(tmp_path):
     (tmp_path / "bad.tsv").write_text("a\tb\n1\t2\n")
     with pytest.raises(ValueError, match="not a Snakemake benchmark"):
         cost.read_benchmark(tmp_path / "bad.tsv")
+
+
+def _record_command(root, output, command):
+    """Snakemake's metadata record of `output` (.snakemake/metadata/<urlsafe base64 of its path>)."""
+    name = base64.urlsafe_b64encode(output.encode()).decode()
+    path = root / ".snakemake" / "metadata" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"rule": "sim", "shellcmd": command}))
+
+
+def test_a_benchmark_record_counts_only_under_the_same_settings(tmp_path):
+    """A record made by another command (a smaller profile's chunk) or by a run that left no
+    record of its command is left out and counted; the table prices that job."""
+    J = cost.Job
+    row = "2.5\t0:00:02\t250.1\t900\t200\t210\t0\t1\t80\t2.0\n"
+    jobs = [
+        J(
+            i,
+            "sim",
+            {"c": str(i)},
+            (f"s{i}",),
+            benchmark=f"b{i}.tsv",
+            settings=f"sim --count 500 {i}",
+        )
+        for i in range(3)
+    ]
+    for job in jobs:
+        (tmp_path / job.benchmark).write_text(BENCHMARK_HEADER + row)
+    _record_command(tmp_path, "s0", "sim --count 500 0")  # this config's command
+    _record_command(tmp_path, "s1", "sim --count 8 1")  # the small profile's
+    usage = cost.benchmark_usage(jobs, tmp_path)
+    assert set(usage["records"]) == {0}
+    assert (usage["other_settings"], usage["no_metadata"]) == (1, 1)
+    assert "used: 1" in usage["note"] and "1 made under other settings" in usage["note"]
+    assert cost.benchmark_records(jobs, tmp_path) == usage["records"]
+
+
+def test_a_config_snakemake_rejects_is_a_one_line_cost_error(repo, tmp_path):
+    misspelt = tmp_path / "misspelt.yaml"
+    misspelt.write_text("sed: 1\n")
+    with pytest.raises(cost.CostError) as err:
+        cost.workflow_jobs(
+            [repo / "config" / "ci.yaml", misspelt],
+            snakefile=repo / "workflow" / "Snakefile",
+            workdir=repo,
+        )
+    message = str(err.value)
+    assert "\n" not in message and "'sed' was unexpected" in message, message
+    assert isinstance(err.value, ValueError)  # what `boostcm` turns into "error: <message>"
 
 
 def test_cli_on_a_saved_job_list(tmp_path, capsys):

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import require_files
 
 from boostcm.datasets import (
     ChecksumError,
@@ -108,6 +109,23 @@ def test_fetch_from_mirror_verifies_and_copies(tiny):
         "toy", raw_dir=tiny["raw"], mirror=None, catalog=tiny["catalog"], lock_file=tiny["lock"]
     )
     assert again == path
+
+
+def test_processing_rejects_a_raw_file_changed_after_its_fetch(tiny, monkeypatch):
+    """A raw file edited (or corrupted) on disk after a good fetch fails its processing, naming
+    the file, and writes no processed file; the good bytes process."""
+    monkeypatch.setenv("BOOSTCM_DATA_LOCK", str(tiny["lock"]))
+    (raw,) = fetch_dataset(
+        "toy", raw_dir=tiny["raw"], mirror=tiny["mirror"], catalog=tiny["catalog"]
+    )
+    out = tiny["raw"].parent / "toy.parquet"
+    raw.write_bytes(LIBSVM_TEXT.replace(b"+1 1:0.5", b"+1 1:7.5"))  # same size, other bytes
+    with pytest.raises(ChecksumError, match=rf"{raw} exists but .*changed since it was fetched"):
+        process_dataset("toy", tiny["raw"], out, catalog=tiny["catalog"])
+    assert not out.exists()
+    raw.write_bytes(LIBSVM_TEXT)
+    meta = process_dataset("toy", tiny["raw"], out, catalog=tiny["catalog"])
+    assert meta["source_sha256"] == {"toy/toy.svm": _sha(LIBSVM_TEXT)}
 
 
 def test_checksum_mismatch_leaves_nothing_behind(tiny):
@@ -411,9 +429,9 @@ def test_histdata_files_concatenate_in_order_and_refuse_overlaps(tmp_path):
 def test_histdata_parser_on_the_mirrored_files(mirror):
     """The real monthly files: every bar parses, one bar per minute at most, in 2021."""
     for name in ("histdata-eurusd", "histdata-bcousd", "histdata-spxusd"):
-        files = [mirror / f["path"] for f in dataset_files(name, "monthly")]
-        if not all(f.is_file() for f in files):
-            pytest.skip(f"the mirror lacks the monthly files of {name}")
+        paths = [f["path"] for f in dataset_files(name, "monthly")]
+        require_files(mirror, paths)
+        files = [mirror / path for path in paths]
         bars = parsers.parse_histdata_files(files)
         assert bars.index[0] >= pd.Timestamp("2021-01-03") and bars.index[-1].year == 2021
         assert (bars.index.second == 0).all() and bars.index.is_unique
@@ -557,6 +575,7 @@ PAPER_MISMATCH: dict[str, set] = {}  # every mirror dataset has the paper's coun
     ],
 )
 def test_mirror_datasets_match_the_paper(name, mirror, tmp_path):
+    require_files(mirror, [f["path"] for f in dataset_files(name)])
     fetch_dataset(name, raw_dir=tmp_path / "raw", mirror=mirror, lock_file=tmp_path / "lock.tsv")
     meta = process_dataset(name, tmp_path / "raw", tmp_path / f"{name}.parquet")
     bad = {k for k, ok in meta["matches_paper"].items() if not ok}
@@ -586,6 +605,7 @@ def test_madelon_from_the_uci_files_is_libsvms_madelon(mirror, tmp_path):
     [("RLdata500", 500, 450), ("RLdata10000", 10000, 9000), ("restaurant", 864, 752)],
 )
 def test_record_sets(name, rows, entities, mirror, tmp_path):
+    require_files(mirror, [f["path"] for f in dataset_files(name)])
     df = load_records(name, data_dir=tmp_path, mirror=mirror)
     assert len(df) == rows and df["entity_id"].nunique() == entities
 

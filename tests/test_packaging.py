@@ -190,3 +190,28 @@ def test_repository_cites_no_file_outside_it():
     readme = (root / "README.md").read_text()
     found += [f"README.md: {s}" for s in forbidden if s in readme]
     assert not found, "\n".join(found)
+
+
+def test_conda_env_is_the_locked_workflow_extra_without_test_tools(repo):
+    """envs/boostcm.yaml pins every package at a version of uv.lock, holds what the rules run,
+    and none of the test tools (`make lint` checks it is exactly what envs/conda_env.py makes)."""
+    import tomllib
+
+    locked = {
+        (p["name"], p["version"])
+        for p in tomllib.loads((repo / "uv.lock").read_text())["package"]
+        if "version" in p
+    }
+    lines = (repo / "envs" / "boostcm.yaml").read_text().splitlines()
+    pins = [
+        line.split("- ", 1)[1].split(";")[0].strip()
+        for line in lines
+        if line.startswith(" " * 6 + "- ")
+    ]
+    assert pins[-1] == "-e .." and all("==" in p for p in pins[:-1]), pins
+    pinned = {tuple(p.split("==")) for p in pins[:-1]}
+    assert pinned <= locked, sorted(pinned - locked)
+    names = {name for name, _ in pinned}
+    assert {"numpy", "scikit-learn", "numba", "snakemake", "papermill", "xgboost-cpu"} <= names
+    test_tools = {"pytest", "pytest-xdist", "hypothesis", "ruff", "mapie", "arch", "datasketch"}
+    assert not names & test_tools, names & test_tools

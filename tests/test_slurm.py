@@ -24,7 +24,8 @@ from test_workflow_e2e import _assert_same_results, _run, _scratch_copy
 
 from boostcm.experiments import cost
 
-pytestmark = [pytest.mark.slurm, pytest.mark.e2e]
+# one xdist group: one throw-away cluster (module fixture) for all of them
+pytestmark = [pytest.mark.slurm, pytest.mark.e2e, pytest.mark.xdist_group("slurm")]
 
 CLUSTER = Path(__file__).resolve().parent / "slurm" / "cluster.sh"
 # Two processing jobs (the fetches are local rules): seconds of work each.
@@ -85,11 +86,9 @@ def _jobcomp(state: Path) -> dict[str, dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def env(cluster):
-    from conftest import MIRROR
+    from conftest import data_mirror
 
-    if MIRROR is None:
-        pytest.skip("no data mirror on this machine")
-    env = dict(os.environ, BOOSTCM_DATA_MIRROR=str(MIRROR))
+    env = dict(os.environ, BOOSTCM_DATA_MIRROR=str(data_mirror()))
     env.pop("SLURM_CONF", None)
     env["PATH"] = os.pathsep.join(
         [str(cluster / "bin"), str(Path(sys.executable).parent), env["PATH"]]

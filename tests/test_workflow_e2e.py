@@ -20,11 +20,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import SNAKEMAKE
+from conftest import SNAKEMAKE, data_mirror
 from conftest import run_snakemake as _run
 from conftest import scratch_copy as _scratch_copy
 
-pytestmark = pytest.mark.e2e
+# one xdist group: these tests share (and some change) the CI profile built once (conftest)
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("ci_profile")]
 
 
 @pytest.fixture(scope="module")
@@ -227,12 +228,26 @@ def test_deleting_a_processed_file_rebuilds_only_its_dependents(workdir, tmp_pat
     assert "Nothing to be done" in again.stdout + again.stderr
 
 
+def test_a_deleted_table_is_rebuilt_by_the_plain_command(workdir, tmp_path):
+    """A table README.md lists as an output, deleted while its verdict exists, is planned again by
+    the default target; put back (same bytes and mtime) it leaves nothing to do."""
+    work, env = workdir
+    table = work / "results/tables/CP-F1.1.csv"
+    saved = shutil.copy2(table, tmp_path / table.name)
+    table.unlink()
+    try:
+        proc = _run(["-n", "--cores", "2", "--configfile", "config/ci.yaml"], work, env)
+    finally:
+        shutil.copy2(saved, table)
+    assert str(table.relative_to(work)) in _planned_outputs(proc.stdout + proc.stderr)
+    again = _run(["-n", "--cores", "2", "--configfile", "config/ci.yaml"], work, env)
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
 def test_failed_fetch_leaves_no_output(workdir, tmp_path):
     work, env = workdir
-    from conftest import MIRROR
-
     bad_mirror = tmp_path / "mirror"
-    shutil.copytree(MIRROR / "sonar", bad_mirror / "sonar")
+    shutil.copytree(data_mirror() / "sonar", bad_mirror / "sonar")
     (bad_mirror / "sonar" / "sonar.csv").chmod(0o644)
     with open(bad_mirror / "sonar" / "sonar.csv", "a") as fh:
         fh.write("tampered\n")
@@ -247,6 +262,8 @@ def test_failed_fetch_leaves_no_output(workdir, tmp_path):
     assert out.returncode != 0
     assert not (work / "results/data/raw/sonar/sonar.csv").exists()
     assert "checksum mismatch" in (work / "results/logs/fetch/sonar.log").read_text()
+    # the error is on the console too, not only in the job's log
+    assert "boostcm fetch: error: checksum mismatch" in out.stdout + out.stderr
     _run(
         ["--cores", "1", "--configfile", "config/ci.yaml"], work, env
     )  # restore with the good mirror
@@ -282,43 +299,117 @@ def test_same_seed_gives_byte_identical_results_at_one_core(workdir, tmp_path):
     _assert_same_results(work, reference)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
-def test_killed_run_resumes_with_the_plain_command(workdir, tmp_path, sig):
-    """Kill a run once some jobs finished; the README command alone then finishes it, redoes no
-    finished job, and gives the results of an uninterrupted run."""
-    reference, env = workdir
-    work = _scratch_copy(tmp_path / "killed")
-    cmd = SNAKEMAKE + [*JOB_TARGETS, "--cores", "2", "--configfile", "config/ci.yaml"]
-    proc = subprocess.Popen(
-        cmd,
-        cwd=work,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    chunks = work / "results/conformal/sims"
-    deadline = time.monotonic() + 600
-    while len(list(chunks.rglob("*.parquet"))) < 3 and proc.poll() is None:
-        assert time.monotonic() < deadline, "no job finished within 10 minutes"
-        time.sleep(0.2)
-    # SIGINT reaches the whole foreground group, as Ctrl-C does; SIGKILL stops everything at once
-    os.killpg(proc.pid, sig)
-    proc.wait(timeout=300)
-    assert proc.returncode != 0, "the run finished before it could be interrupted"
-    # outputs complete at the kill: present, and not marked incomplete by Snakemake
-    incomplete = work / ".snakemake/incomplete"  # one file per output, named by base64 of its path
-    marked = {
-        base64.b64decode("".join(m.relative_to(incomplete).parts)).decode()
-        for m in incomplete.rglob("*")
+# The interrupted run: simulation chunks and their table, a dataset's fetch and processing (9 jobs
+# of the kinds a run is mostly made of), and one job that holds the run open until the test
+# releases it, so the interruption always falls while that job runs, however fast or slow the
+# others are. The job writes part of its output first: an interrupted run must not leave it.
+KILL_TARGETS = ["results/tables/CP-F1.1.csv", "results/data/processed/heart.parquet"]
+HELD = "held/output.txt"
+HELD_RULE = f"""
+
+rule held_until_released:
+    output:
+        "{HELD}",
+    shell:
+        "echo partial > {{output}} && touch held/started"
+        " && while [ ! -e held/release ]; do sleep 0.1; done"
+        " && echo complete >> {{output}}"
+"""
+
+
+def _default_sigint():
+    """In the child before exec: Ctrl-C's default action, whatever the launching shell set
+    (a background job of a non-interactive shell ignores SIGINT, and exec keeps ignored signals;
+    Python would then install no KeyboardInterrupt handler and Snakemake would not notice)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _incomplete_marks(work: Path) -> set[str]:
+    """Outputs Snakemake marks as incomplete (one file per output, named by base64 of its path)."""
+    root = work / ".snakemake/incomplete"
+    return {
+        base64.b64decode("".join(m.relative_to(root).parts)).decode()
+        for m in root.rglob("*")
         if m.is_file()
     }
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+def test_killed_run_resumes_with_the_plain_command(workdir, tmp_path, sig):
+    """Interrupt a run while a job certainly runs and others have finished: it exits non-zero, the
+    cut-off job's partial output is marked incomplete (after Ctrl-C no temporary is left either),
+    and the plain command alone finishes the run, redoing the cut-off job but no finished one,
+    with the results of an uninterrupted run."""
+    reference, env = workdir
+    work = _scratch_copy(tmp_path / "killed")
+    with open(work / "workflow/Snakefile", "a") as snakefile:
+        snakefile.write(HELD_RULE)
+    targets = [*KILL_TARGETS, HELD, "--cores", "2", "--configfile", "config/ci.yaml"]
+    log = tmp_path / "interrupted.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            SNAKEMAKE + targets,
+            cwd=work,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, as a terminal's foreground job
+            preexec_fn=_default_sigint,
+        )
+    try:
+        chunks = work / "results/conformal/sims"
+        deadline = time.monotonic() + 900
+        while not (work / "held/started").exists() or len(list(chunks.rglob("*.parquet"))) < 2:
+            assert proc.poll() is None, f"the run ended early:\n{log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, "no job finished within 15 minutes"
+            time.sleep(0.2)
+        # SIGINT reaches the whole group, as Ctrl-C does; SIGKILL stops everything at once
+        os.killpg(proc.pid, sig)
+        proc.wait(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode != 0, log.read_text()[-3000:]
+    # The held job's partial output is marked incomplete: no later run takes it as finished
+    marked = _incomplete_marks(work)
+    assert HELD in marked, (marked, log.read_text()[-3000:])
+    if sig == signal.SIGINT:
+        # the jobs stopped by Ctrl-C removed their temporaries (outputs are written atomically)
+        leftovers = sorted(str(p) for p in (work / "results").rglob(".*.tmp"))
+        assert not leftovers, leftovers
     finished = {
         p: p.stat().st_mtime_ns
         for p in work.joinpath("results").rglob("*.parquet")
         if str(p.relative_to(work)) not in marked
     }
-    _run([*JOB_TARGETS, "--cores", "2", "--configfile", "config/ci.yaml"], work, env)
+    assert finished
+    (work / "held/release").touch()
+    _run(targets, work, env)
+    assert (work / HELD).read_text() == "partial\ncomplete\n"
     redone = [str(p) for p, mtime in finished.items() if p.stat().st_mtime_ns != mtime]
     assert not redone, f"finished jobs were redone: {redone}"
     _assert_same_results(work, reference)
+
+
+def test_cost_uses_only_the_benchmark_records_made_under_the_same_settings(workdir):
+    """After the small profile, its records price its own jobs, but not the full config's jobs
+    of the same files (CP-F1.1's chunks run 10 000 simulations there, not the profile's few)."""
+    from boostcm.experiments import cost
+
+    work, _ = workdir
+    snakefile = work / "workflow" / "Snakefile"
+    own = cost.benchmark_usage(
+        cost.workflow_jobs([work / "config/ci.yaml"], snakefile=snakefile, workdir=work), work
+    )
+    assert own["records"] and own["other_settings"] == own["no_metadata"] == 0, own["note"]
+    full = cost.benchmark_usage(
+        cost.workflow_jobs(
+            [work / "config/config.yaml"],
+            snakefile=snakefile,
+            workdir=work,
+            targets=["results/tables/CP-F1.1.csv"],
+        ),
+        work,
+    )
+    assert not full["records"] and full["other_settings"] > 0, full["note"]

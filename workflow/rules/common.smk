@@ -12,7 +12,7 @@ from boostcm.experiments.financial import week_starts
 from boostcm.datasets.fetch import MIRROR_ENV
 from boostcm.experiments.config import load_schema, validate_config, write_run_config
 from boostcm.experiments.cost import catalog_rows, load_cost_table, rule_resources
-from boostcm.experiments.workflow import clear_stale_locks
+from boostcm.experiments.workflow import resolve_locks
 from boostcm.targets import registry, targets_of, wildcard_pattern
 
 min_version("9.0")
@@ -28,12 +28,17 @@ validate_config(
 # (their `params.settings`, kept for Snakemake's change detection).
 os.environ["BOOSTCM_RUN_CONFIG"] = str(write_run_config(config, ".snakemake/boostcm"))
 
-# A run killed by SIGKILL leaves its lock behind; with no Snakemake process left in this directory
-# the lock is stale, and a plain rerun resumes (rerun-incomplete is in the default profile).
-if workflow.is_main_process and clear_stale_locks(Path.cwd()):
-    logger.warning(
-        "Removed the lock of a killed run (no Snakemake process works here any more)."
-    )
+# A run killed by SIGKILL leaves its lock behind: removed when its recorded owner is provably gone
+# (this host and boot, its process ended), so a plain rerun resumes (rerun-incomplete is in the
+# default profile); any other lock is left alone, with the exact --unlock command printed.
+if workflow.is_main_process:
+    _removed, _locked = resolve_locks(Path.cwd(), sys.argv)
+    if _removed:
+        logger.warning(
+            "Removed the lock of a killed run of this host (its process ended)."
+        )
+    if _locked:
+        logger.warning(_locked)
 
 SEED = config["seed"]
 ALL_TARGETS = []
@@ -80,6 +85,17 @@ os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), _search_
 # has `resources: **measured("<rule>")`; a retry asks twice as much (a job killed at its limit).
 JOB_COSTS = load_cost_table(Path(workflow.basedir).parent / "config" / "job_costs.yaml")
 _DATASET_ROWS = catalog_rows()
+
+
+def listed_outputs(wildcards):
+    """The tables and figures of the run's targets, as README.md lists the outputs
+    (results/tables/<ID>.csv and .md, results/figures/<ID>.png) that the workflow produces. The
+    default target requests them, so one deleted is rebuilt even while its verdict exists.
+    """
+    ids = [Path(t).stem for t in ALL_TARGETS if t.startswith("results/verdicts/")]
+    kinds = (("tables", "csv"), ("tables", "md"), ("figures", "png"))
+    files = [f"results/{kind}/{i}.{ext}" for i in ids for kind, ext in kinds]
+    return [f for f in files if any(r.is_producer(f) for r in workflow.rules)]
 
 
 def measured(rule, units=None):

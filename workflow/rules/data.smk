@@ -24,8 +24,11 @@ for _name in dataset_names():
         params:
             dataset=_name,
             layout=data_layout(_name),
+        # on failure the error (with its "Offline? Put the file at <mirror>/..." hint) goes to the
+        # console too, not only to the log: it is the first thing a run without a mirror meets
         shell:
             "boostcm fetch {params.dataset} --layout {params.layout} --raw-dir results/data/raw > {log} 2>&1"
+            " || {{ tail -n 1 {log} >&2; exit 1; }}"
 
 
 rule process_dataset:

@@ -81,12 +81,15 @@ def _cost(args) -> None:
     if args.save_jobs:
         cost.save_jobs(args.save_jobs, jobs)
     table = cost.load_cost_table(args.costs)
-    records = {} if args.no_benchmarks else cost.benchmark_records(jobs, args.workdir)
+    if args.no_benchmarks:
+        records, note = {}, "benchmark records not read (--no-benchmarks)"
+    else:
+        usage = cost.benchmark_usage(jobs, args.workdir)
+        records, note = usage["records"], usage["note"]
     costs = cost.project(jobs, table, records=records)
     of = f"saved job list {args.jobs}" if args.jobs else " ".join(args.configfile or configs)
     print(
-        f"Jobs of: {of}. Costs: {args.costs}; benchmark records of {len(records)} of the "
-        f"{len(jobs)} jobs (under {args.workdir}).\n"
+        f"Jobs of: {of} ({len(jobs)} jobs). Costs: {args.costs}; {note} (under {args.workdir}).\n"
     )
     print(cost.cost_report(jobs, costs, args.cores))
 

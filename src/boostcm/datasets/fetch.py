@@ -161,19 +161,65 @@ def source_hashes(spec: dict, lock: Path | None = None) -> tuple[str | None, str
     return mirror_hash, download_hash or locked
 
 
+def verify_raw_file(spec: dict, path: str | os.PathLike, lock: str | os.PathLike | None) -> str:
+    """Check a raw file against the sha256 its catalog entry (or the lock file) expects.
+
+    A file is accepted with the mirror copy's hash or the download's (D59); a file whose hash is
+    not known yet (trusted on first download, D3) is accepted as it is.
+
+    Parameters
+    ----------
+    spec : dict
+        One entry of a dataset's ``files`` in the catalog.
+    path : str or path-like
+        The raw file.
+    lock : str, path-like or None
+        The lock file of trusted-on-first-download hashes; None means none.
+
+    Returns
+    -------
+    str
+        The file's sha256.
+
+    Raises
+    ------
+    ChecksumError
+        If the file's sha256 is none of the expected ones (the message names the file).
+
+    Examples
+    --------
+    >>> import hashlib, tempfile, pathlib
+    >>> raw = pathlib.Path(tempfile.mkdtemp()) / "a.csv"
+    >>> _ = raw.write_bytes(b"1,2\\n")
+    >>> good = {"path": "a.csv", "sha256": hashlib.sha256(b"1,2\\n").hexdigest()}
+    >>> verify_raw_file(good, raw, None) == good["sha256"]
+    True
+    >>> verify_raw_file({"path": "a.csv", "sha256": "0" * 64}, raw, None)
+    Traceback (most recent call last):
+    ...
+    boostcm.datasets.fetch.ChecksumError: ...a.csv exists but its sha256 ... differs from the expected 000...
+    """
+    path = Path(path)
+    expected, expected_download = source_hashes(spec, Path(lock) if lock else None)
+    accepted = {h for h in (expected, expected_download) if h}
+    has_unknown_source = expected is None or (spec.get("url") and expected_download is None)
+    digest = sha256_file(path)
+    if (not accepted and has_unknown_source) or digest in accepted:
+        return digest
+    raise ChecksumError(
+        f"{path} exists but its sha256 {digest} differs from the expected "
+        f"{' or '.join(sorted(accepted))} (changed since it was fetched, by a disk fault or an "
+        "edit, or another file put there); delete it to fetch it again"
+    )
+
+
 def _fetch_file(name, entry, spec, raw_dir: Path, mirror_dir, lock: Path, retries: int) -> Path:
     rel = spec["path"]
     target = raw_dir / rel
     expected, expected_download = source_hashes(spec, lock)
     if target.exists():
-        accepted = {h for h in (expected, expected_download) if h}
-        has_unknown_source = expected is None or (spec.get("url") and expected_download is None)
-        if (not accepted and has_unknown_source) or sha256_file(target) in accepted:
-            return target
-        raise ChecksumError(
-            f"{target} exists but its sha256 {sha256_file(target)} differs from the expected "
-            f"{' or '.join(sorted(accepted))}; delete it to fetch it again"
-        )
+        verify_raw_file(spec, target, lock)
+        return target
     if mirror_dir is not None and (mirror_dir / rel).is_file():
         source = mirror_dir / rel
         with atomic_path(target) as tmp:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .._io import read_parquet_metadata, sha256_file, write_parquet
+from .._io import read_parquet_metadata, write_parquet
 from . import parsers
 from .catalog import dataset_entry, dataset_files, dataset_layouts, resolve_layout
+from .fetch import DEFAULT_LOCK_FILE, LOCK_FILE_ENV, verify_raw_file
 
 __all__ = [
     "LABEL",
@@ -167,6 +169,8 @@ def process_dataset(
 
     Raises
     ------
+    ChecksumError
+        If a raw file's sha256 is not the one the catalog (or the lock file) expects.
     ParseError
         If a raw file does not have the layout its catalog entry describes, or a series has bars
         outside the period its layout covers.
@@ -182,7 +186,9 @@ def process_dataset(
     if layout is None:
         layout = resolve_layout(name, [raw_dir], catalog)
     files = dataset_files(name, layout, catalog)
-    sources = {f["path"]: sha256_file(Path(raw_dir) / f["path"]) for f in files}
+    # every raw file checked against the catalog again: one changed after its fetch is not used
+    lock = os.environ.get(LOCK_FILE_ENV, DEFAULT_LOCK_FILE)
+    sources = {f["path"]: verify_raw_file(f, Path(raw_dir) / f["path"], lock) for f in files}
     paper = entry.get("paper") or {}
     meta = {
         "dataset": name,

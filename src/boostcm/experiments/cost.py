@@ -2,7 +2,8 @@
 
 The job list comes from Snakemake's own DAG for a config (every job, as if no output existed);
 each job's CPU seconds and peak memory come from its benchmark record of an earlier run
-(``results/benchmarks/**.tsv``) when there is one, else from the calibrated table
+(``results/benchmarks/**.tsv``) when there is one made under the same settings (the run recorded
+the same shell command for the job's output as this config gives it), else from the calibrated table
 ``config/job_costs.yaml`` (whose every number names its measurement in docs/benchmarks.md),
 rescaled by the median record / table ratio of its rule's recorded jobs when it has any.
 ``boostcm cost`` prints the projection (docs/workflow.md, "Costing a run").
@@ -15,9 +16,11 @@ schedule, which is what Snakemake's scheduler is).
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -48,6 +51,10 @@ class Job:
         The job's numeric params (the units a cost entry may scale with).
     benchmark : str or None
         Its benchmark file, if the rule has one.
+    settings : str or None
+        Its shell command with every wildcard, param and config value filled in: what Snakemake
+        records with the job's outputs (``.snakemake/metadata``), so a benchmark record is used
+        only when the run that made it ran this same command (:func:`benchmark_records`).
     """
 
     jobid: int
@@ -58,6 +65,12 @@ class Job:
     deps: tuple = ()
     params: dict = dataclasses.field(default_factory=dict)
     benchmark: str | None = None
+    settings: str | None = None
+
+
+class CostError(ValueError):
+    """A run that cannot be costed (a config Snakemake rejects, an unreadable job list); its
+    message is one line, for ``boostcm cost`` to print instead of a traceback."""
 
 
 def workflow_jobs(
@@ -89,7 +102,25 @@ def workflow_jobs(
     Returns
     -------
     list of Job
+
+    Raises
+    ------
+    CostError
+        If Snakemake cannot build the DAG (e.g. a misspelt config key), with its message's first
+        line.
     """
+    try:
+        return _workflow_jobs(configfiles, snakefile, workdir, targets, cores)
+    except CostError:
+        raise
+    except Exception as exc:  # Snakemake's and the config validation's errors: one line
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        first = lines[0] if lines else type(exc).__name__
+        files = " ".join(str(p) for p in configfiles)
+        raise CostError(f"cannot list the jobs of {files}: {first}") from exc
+
+
+def _workflow_jobs(configfiles, snakefile, workdir, targets, cores) -> list[Job]:
     from snakemake.api import SnakemakeApi
     from snakemake.settings.enums import Quietness
     from snakemake.settings.types import (
@@ -125,9 +156,17 @@ def workflow_jobs(
                 deps=tuple(sorted(ids[d] for d in dag.dependencies[job] if d in ids)),
                 params=_numeric_params(job),
                 benchmark=str(job.benchmark) if job.benchmark else None,
+                settings=_shell_command(job),
             )
             for job, i in ids.items()
         ]
+
+
+def _shell_command(job) -> str | None:
+    try:
+        return job.shellcmd
+    except Exception:  # a command that needs what only the run computes
+        return None
 
 
 def _numeric_params(job) -> dict:
@@ -362,8 +401,43 @@ def read_benchmark(path: str | Path) -> pd.DataFrame:
     return table
 
 
+def recorded_command(root: str | Path, output: str) -> str | None:
+    """The shell command Snakemake recorded for `output` in the working directory `root`
+    (``.snakemake/metadata``), or None when it holds no record of it.
+
+    Parameters
+    ----------
+    root : path
+        The workflow's working directory.
+    output : str
+        An output file, relative to `root`.
+
+    Returns
+    -------
+    str or None
+    """
+    metadata = Path(root) / ".snakemake" / "metadata"
+    if not metadata.is_dir():
+        return None
+    max_len = os.pathconf(metadata, "PC_NAME_MAX") if os.name == "posix" else 255
+    b64 = base64.urlsafe_b64encode(output.encode()).decode()
+    step = (max_len or 255) - 1
+    parts = [b64[i : i + step] for i in range(0, len(b64), step)]
+    path = metadata.joinpath(*["@" + p for p in parts[:-1]], parts[-1])
+    try:
+        return json.loads(path.read_text()).get("shellcmd")
+    except (OSError, ValueError):
+        return None
+
+
 def benchmark_records(jobs: Iterable[Job], root: str | Path = ".") -> dict:
-    """The benchmark records that exist for `jobs`: CPU seconds and peak memory per job.
+    """The benchmark records that exist for `jobs` and were made under their settings: CPU
+    seconds and peak memory per job.
+
+    A record counts only when Snakemake's metadata in `root` shows that the run which wrote it
+    ran the job's own shell command (:attr:`Job.settings`); a record of the same file made under
+    another config (the small profile's chunk of 8 simulations where the full config runs 500) is
+    left out, and :func:`benchmark_usage` counts it.
 
     Parameters
     ----------
@@ -379,19 +453,53 @@ def benchmark_records(jobs: Iterable[Job], root: str | Path = ".") -> dict:
         CPU is ``cpu_time``, or ``s`` x threads where ``cpu_time`` is missing; memory is
         ``max_rss`` in MB (NaN when missing).
     """
-    records = {}
+    return benchmark_usage(jobs, root)["records"]
+
+
+def benchmark_usage(jobs: Iterable[Job], root: str | Path = ".") -> dict:
+    """The benchmark records of `jobs` under `root`, those used and those left out.
+
+    Parameters
+    ----------
+    jobs : iterable of Job
+        Jobs whose ``benchmark`` file is looked up under `root`.
+    root : path
+        The workflow's working directory.
+
+    Returns
+    -------
+    dict
+        ``records`` (as :func:`benchmark_records` returns them), ``other_settings`` (the number
+        of records made by another command than the job's), ``no_metadata`` (records whose run
+        left no metadata of the job's output, so their settings are unknown) and ``note``, one
+        line saying what was used.
+    """
+    records, other, unknown = {}, 0, 0
     for job in jobs:
         if not job.benchmark:
             continue
         path = Path(root) / job.benchmark
         if not path.is_file():
             continue
+        ran = recorded_command(root, job.outputs[0]) if job.outputs else None
+        if ran is None:
+            unknown += 1
+            continue
+        if job.settings is None or ran != job.settings:
+            other += 1
+            continue
         table = read_benchmark(path)
         seconds = table["cpu_time"].fillna(table["s"] * job.threads).dropna()
         if seconds.empty:
             continue
         records[job.jobid] = (float(seconds.median()), float(table["max_rss"].median()))
-    return records
+    note = f"benchmark records used: {len(records)} (made by the same command as this run's job)"
+    if other or unknown:
+        note += (
+            f"; left out: {other} made under other settings, {unknown} without Snakemake's"
+            " record of the command that made them (the calibrated table prices those jobs)"
+        )
+    return {"records": records, "other_settings": other, "no_metadata": unknown, "note": note}
 
 
 def catalog_rows() -> dict:
