@@ -143,10 +143,14 @@ def test_job_refuses_bad_grids_and_losses(data):
 
 def test_job_list_runs_the_available_datasets_and_names_the_missing(full_config):
     section, cfg = full_config["exactboost_margin"], full_config["exactboost"]
-    available = full_config["data"]["datasets"]  # the mirror's: no gmsc
-    assert ebm.margin_datasets(section, available) == (["svmguide1", "splice"], ["gmsc"])
+    available = full_config["data"]["datasets"]  # the mirror's: gmsc included
+    assert ebm.margin_datasets(section, available) == (["svmguide1", "gmsc", "splice"], [])
+    assert ebm.margin_datasets(section, [d for d in available if d != "gmsc"]) == (
+        ["svmguide1", "splice"],
+        ["gmsc"],
+    )
     jobs = ebm.margin_jobs(section, cfg, available)
-    assert len(jobs) == 5 * 2 + 5  # coarse on both, dense on svmguide1
+    assert len(jobs) == 5 * 3 + 5  # coarse on the three, dense on svmguide1
     assert ebm.margin_path("dense", "svmguide1", 4) in jobs
     assert not any("dense/splice" in j for j in jobs)
     # full-size fits of a coarse job: 3 losses x 26 margins

@@ -344,17 +344,18 @@ def test_job_lists_of_the_full_profile(full_config):
     cfg = full_config["exactboost"]
     available = full_config["data"]["datasets"]
     assert eb.target_datasets(cfg, available, "EB-T3") == [
-        "a1a", "german", "heart", "ionosphere", "liver-disorders", "oil-spill", "splice", "svmguide1"
+        "a1a", "german", "gmsc", "heart", "ionosphere", "liver-disorders", "oil-spill", "splice",
+        "svmguide1",
     ]  # fmt: skip
-    assert len(eb.target_datasets(cfg, available, "EB-T6")) == 17
+    assert len(eb.target_datasets(cfg, available, "EB-T6")) == 22
     assert "svmperf" in eb.estimator_methods(cfg, "heart")
     assert "svmperf" not in eb.estimator_methods(cfg, "sonar")
     jobs = eb.all_job_outputs(cfg, available)
-    n_est = 17 * 5 * 12 + 8 * 5 * 2
-    n_base = 17 * 5 * 6
-    n_ens = 17 * 5 * 12 + 8 * 5 * 12
+    n_est = 22 * 5 * 12 + 9 * 5 * 2
+    n_base = 22 * 5 * 6
+    n_ens = 22 * 5 * 12 + 9 * 5 * 12
     assert len(jobs) == n_est + n_base + n_ens
-    assert len(eb.table_inputs(cfg, available, "EB-F3")) == 8 * 5 * 9
+    assert len(eb.table_inputs(cfg, available, "EB-F3")) == 9 * 5 * 9
     t4 = eb.table_inputs(cfg, available, "EB-T4")
     assert any("scores+features" in f for f in t4)
     assert not any("scores+features" in f for f in eb.table_inputs(cfg, available, "EB-T7"))

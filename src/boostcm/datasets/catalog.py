@@ -158,7 +158,7 @@ def dataset_layouts(name: str, catalog: str | None = None) -> dict[str, dict]:
     >>> list(dataset_layouts("histdata-eurusd")), list(dataset_layouts("ionosphere"))
     (['yearly', 'monthly'], ['default'])
     >>> dataset_layouts("histdata-eurusd")["monthly"]["period"]
-    {'start': '2021-01-03', 'end': '2021-05-21'}
+    {'start': '2021-01-03', 'end': '2021-10-31'}
     """
     entry = dataset_entry(name, catalog)
     if "layouts" in entry:

@@ -245,7 +245,7 @@ def targets_of(*families: str, path: str | os.PathLike | None = None) -> list[st
     Examples
     --------
     >>> from boostcm.targets import targets_of
-    >>> targets_of("dataset_table")
+    >>> targets_of("dataset_properties")
     ['EB-T1', 'EB-T5']
     """
     if not families:
