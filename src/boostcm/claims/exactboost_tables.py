@@ -457,27 +457,6 @@ def _eb_claims_ensemblers(table, target_id, stats_by_source):
     ]
 
 
-def _per_method(cells) -> dict:
-    out = {}
-    for c in cells:
-        if c["agrees"] is None:
-            continue
-        m = out.setdefault(c["column"], {"compared": 0, "agree": 0})
-        m["compared"] += 1
-        m["agree"] += int(c["agrees"])
-    for name, m in out.items():
-        m["fraction"] = m["agree"] / m["compared"]
-        cause = _EB_KNOWN_CAUSES.get(name.split(": ")[-1])
-        if cause and m["fraction"] < EB_CELLS_AGREE:
-            m["documented_difference"] = cause
-    return out
-
-
-def _largest_deviations(cells, n=5) -> list[dict]:
-    compared = [c for c in cells if c["agrees"] is not None]
-    return sorted(compared, key=lambda c: -abs(c["ours"] - c["published"]))[:n]
-
-
 # The rule of every cell (EB-T3, T4, T6..T11; reported for EB-F3), written once.
 EB_CELL_RULE = (
     f"A cell agrees when |ours - published| <= {EB_SE_FACTOR:g} sqrt(sd_ours^2 / n_folds + "
