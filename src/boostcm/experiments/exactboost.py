@@ -82,12 +82,6 @@ ENSEMBLERS = (*EXACTBOOST, *SURROGATES, *EXACT_BASELINE_OF.values())
 EXACTBOOST_KEYS = ("n_estimators", "n_rounds", "margin", "subsample", "colsample", "search", "init")
 
 
-def method_loss(method: str) -> str | None:
-    """The loss a method targets (None for the loss-independent surrogates)."""
-    _check_method(method)
-    return TARGET_LOSS.get(method)
-
-
 def _check_method(method: str, allowed=None) -> None:
     allowed = METHODS if allowed is None else allowed
     if method not in allowed:
