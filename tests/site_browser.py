@@ -46,6 +46,25 @@ class SiteCheck:
     seconds: float = 0.0
 
 
+def require_browser() -> None:
+    """Skip the calling test when Chromium or Playwright is missing, or fail it where
+    ``BOOSTCM_REQUIRE_BROWSER=1`` (as .ci/run sets), so CI is never green by skipping."""
+    import pytest
+
+    missing = None
+    if chromium_path() is None:
+        missing = "Debian's chromium is not installed (apt-get install chromium; .ci/run does)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            missing = "playwright is not installed (it comes with boostcm's 'test' extra)"
+    if missing and os.environ.get("BOOSTCM_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"the browser test is required here: {missing}")
+    if missing:
+        pytest.skip(missing)
+
+
 def check_site(index, screenshot_dir=None, screenshot_filter=None, width: int = 1280) -> SiteCheck:
     """Crawl the site from `index` in headless Chromium.
 

@@ -26,7 +26,7 @@ import sys
 
 import pytest
 from conftest import REPO
-from site_browser import CHROMIUM_ARGS, chromium_path
+from site_browser import CHROMIUM_ARGS, chromium_path, require_browser
 
 import boostcm
 
@@ -82,23 +82,9 @@ def test_every_gallery_example_ran_and_drew_a_figure(site):
         assert f"sphx_glr_{script.stem}_001.png" in page.read_text()
 
 
-def _browser_missing() -> str | None:
-    if chromium_path() is None:
-        return "Debian's chromium is not installed (apt-get install chromium; .ci/run does)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (it comes with boostcm's 'test' extra)"
-    return None
-
-
 @pytest.fixture
 def browser():
-    missing = _browser_missing()
-    if missing:
-        if os.environ.get("BOOSTCM_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"the browser test is required here: {missing}")
-        pytest.skip(missing)
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:

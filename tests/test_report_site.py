@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import shutil
 from pathlib import Path
@@ -28,7 +27,7 @@ import nbformat
 import pandas as pd
 import pytest
 from conftest import REPO
-from site_browser import check_site, chromium_path
+from site_browser import check_site, require_browser
 
 from boostcm.claims import dataset_properties_verdict, hashing_verdict
 from boostcm.experiments import cost
@@ -42,23 +41,9 @@ from boostcm.targets import load_targets, paper_table
 SCREENSHOTS = REPO / "results" / "report" / "screenshots"
 
 
-def _browser_missing() -> str | None:
-    if chromium_path() is None:
-        return "Debian's chromium is not installed (apt-get install chromium; .ci/run does)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (it comes with boostcm's 'test' extra)"
-    return None
-
-
 @pytest.fixture
 def browser():
-    missing = _browser_missing()
-    if missing:
-        if os.environ.get("BOOSTCM_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"the browser test is required here: {missing}")
-        pytest.skip(missing)
+    require_browser()
 
 
 # --- a small synthetic run ---------------------------------------------------------------------
