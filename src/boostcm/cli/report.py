@@ -33,6 +33,8 @@ def _report(args) -> None:
         progress = cost.target_progress(
             jobs, cost.project(jobs, cost.load_cost_table(args.costs)), results
         )
+    # the hypotheses' declarations: the folder given, else config/hypotheses beside --targets
+    hypotheses = args.hypotheses or Path(args.targets).parent / "hypotheses"
     table = build_report(
         args.targets,
         args.verdicts,
@@ -43,6 +45,8 @@ def _report(args) -> None:
         paper_dir=args.paper_dir,
         config_files=names,
         progress=progress,
+        hypotheses=hypotheses,
+        hypotheses_root=args.hypotheses_root,
     )
     print(table["status"].value_counts().to_string())
     reasons = table.loc[table["status"] == "not built", "reason"].str.split(":").str[0]
@@ -137,6 +141,16 @@ def register(sub) -> None:
         "they got and the CPU-hours left",
     )
     r.add_argument("--costs", default="config/job_costs.yaml", help="calibrated costs (--jobs)")
+    r.add_argument(
+        "--hypotheses",
+        default=None,
+        help="the hypotheses' declarations, *.yaml (default: hypotheses beside --targets)",
+    )
+    r.add_argument(
+        "--hypotheses-root",
+        default=".",
+        help="folder the declarations' result paths are relative to (default: the working dir)",
+    )
     r.add_argument(
         "--requested",
         nargs="*",

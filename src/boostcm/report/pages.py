@@ -428,3 +428,70 @@ def target_rows_view(rows: list[dict], reduced: bool) -> list[dict]:
             }
         )
     return out
+
+
+def hypotheses_view(hypotheses: list[dict]) -> list[dict]:
+    """What was tested about a target's deviations: one block per hypothesis.
+
+    Parameters
+    ----------
+    hypotheses : list of dict
+        The target's declarations from :func:`boostcm.claims.hypotheses.load_hypotheses` (with
+        ``outcome`` and ``result_data``).
+
+    Returns
+    -------
+    list of dict
+        Per hypothesis its texts, the rule with its formula and the date it was fixed, the
+        outcome (its CSS class and word), the measured numbers, the statement, the CPU time and
+        the command.
+    """
+    from ..claims.hypotheses import rule_text
+
+    out = []
+    for h in hypotheses:
+        r = h.get("result_data") or {}
+        cls, word = {
+            "holds": ("agree", "✓ holds"),
+            "does not hold": ("disagree", "✗ does not hold"),
+        }.get(h["outcome"], ("unjudged", "— pending: no result yet"))
+        out.append(
+            {
+                "id": h["id"],
+                "gap": h["gap"],
+                "hypothesis": h["hypothesis"],
+                "experiment": h["experiment"],
+                "rule": h["rule"],
+                "formula": rule_text(h["rule_params"]),
+                "fixed": h["fixed"],
+                "cls": cls,
+                "word": word,
+                "measured": [
+                    {"name": k, "value": fmt(v)} for k, v in r.get("measured", {}).items()
+                ],
+                "statement": r.get("statement"),
+                "cpu": duration(float(r["cpu_seconds"])) if "cpu_seconds" in r else None,
+                "date": r.get("date"),
+                "command": h["command"],
+                "result": h["result"],
+            }
+        )
+    return out
+
+
+def explained_view(documents: list[dict], counts_by_document: dict) -> list[dict]:
+    """The front page's rows of deviations per document: tested cause, argument only, open.
+
+    Parameters
+    ----------
+    documents : list of dict
+        The documents of ``config/targets.yaml`` (``id``, ``short``).
+    counts_by_document : dict
+        :func:`boostcm.claims.hypotheses.explanation_counts`.
+
+    Returns
+    -------
+    list of dict
+        ``id``, ``short`` and the counts ``deviations``, ``tested``, ``argument``, ``open``.
+    """
+    return [{"id": d["id"], "short": d["short"], **counts_by_document[d["id"]]} for d in documents]

@@ -6,13 +6,15 @@ plain HTML files that work from ``file://`` and from any static host (relative l
 script, no server):
 
 ``index.html``
-    every document with its counts (agrees / deviates / built / not built, and why not built) and
-    every target's status;
+    every document with its counts (agrees / deviates / built / not built, and why not built),
+    every target's status, and how many of its deviations are explained by a tested cause, only
+    by argument, or open;
 ``papers/<document>.html``
     one front page per document: counts and one line per target (its summary, or why it was not
     built);
 ``targets/<ID>.html``
-    one page per target: its figures, ours beside the published numbers in one table with each
+    one page per target: what was tested about its deviations (the hypotheses of
+    ``config/hypotheses/*.yaml`` with their results, :mod:`boostcm.claims.hypotheses`), its figures, ours beside the published numbers in one table with each
     cell coloured by the verdict's rule (``details["cells"]``; the target's CSV table when a
     verdict has no cells), the rule with its numbers and its history, the published claims
     checked one by one (``details["claims"]``), the settings used (excerpt of the validated
@@ -47,6 +49,7 @@ import pandas as pd
 
 from .._io import atomic_path
 from .._optional import import_optional
+from ..claims.hypotheses import explanation_counts, load_hypotheses
 from . import pages
 from .pages import counts, cpu, status_badge, status_class, status_label
 
@@ -474,6 +477,7 @@ def _target_page(ctx: dict, t: dict, row: dict) -> dict:
         "rule_history": v.get("rule_history"),
         "claims": pages.claims_view(claims) if claims else None,
         "provenance": prov if has_prov else None,
+        "tested": pages.hypotheses_view(ctx["hypotheses"].get(tid, [])),
     }
 
 
@@ -522,6 +526,8 @@ def build_site(
     index_name: str = "index.html",
     config_files=None,
     progress: pd.DataFrame | None = None,
+    hypotheses=None,
+    hypotheses_root=None,
 ) -> pd.DataFrame:
     """Write the results site: a front page, one page per document, one per target.
 
@@ -558,6 +564,13 @@ def build_site(
         while the run goes on: the targets of the job list are the ones requested (when
         `requested` is not given), and each one not built yet says how many of its jobs are done
         and how many projected CPU-hours are left; the front page gives the run's totals.
+    hypotheses : path-like, optional
+        Folder of the hypotheses' declarations (``config/hypotheses``): each target's page shows
+        what was tested about its deviations, the front page how many deviations per document a
+        tested cause explains. Default: none shown.
+    hypotheses_root : path-like, optional
+        The folder the declarations' ``result`` paths are relative to (the repository, the
+        workflow's working directory); default the parent of `hypotheses`' parent.
 
     Returns
     -------
@@ -588,6 +601,14 @@ def build_site(
     reduced = bool(profile_note)
     verdicts = _read_verdicts(verdict_dir)
     version = code_version()
+    tested = (
+        load_hypotheses(hypotheses, hypotheses_root, known_targets=[t["id"] for t in targets])
+        if hypotheses is not None
+        else []
+    )
+    by_hypothesis_target: dict[str, list] = {}
+    for h in tested:
+        by_hypothesis_target.setdefault(h["target"], []).append(h)
     ctx = {
         "out_dir": out_dir,
         "results_dir": results_dir,
@@ -597,6 +618,7 @@ def build_site(
         "version": version,
         "doc_short": {d["id"]: d["short"] for d in documents},
         "reduced": reduced,
+        "hypotheses": by_hypothesis_target,
     }
 
     rows = []
@@ -669,6 +691,11 @@ def build_site(
         counts=pages.counts_view(rows, reduced),
         statuses=pages.STATUS_ORDER,
         documents=_front_documents(documents, rows, reduced),
+        explained=pages.explained_view(
+            documents, explanation_counts(rows, tested, [d["id"] for d in documents])
+        )
+        if hypotheses is not None
+        else None,
     )
     return pd.DataFrame([{k: v for k, v in r.items() if k != "verdict"} for r in rows])
 
