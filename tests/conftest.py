@@ -145,7 +145,7 @@ def run_snakemake(args, cwd, env, check=True):
 
 def scratch_copy(work: Path) -> Path:
     """What the workflow needs of the repository, copied into `work`."""
-    for item in ("workflow", "config", "notebooks", "envs"):
+    for item in ("workflow", "config", "notebooks", "envs", "benchmarks/results/hypotheses"):
         shutil.copytree(REPO / item, work / item)
     return work
 
