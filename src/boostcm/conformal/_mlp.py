@@ -56,13 +56,19 @@ def _adam(p, m, v, g, lr_t, b1, b2, one_m_b1, one_m_b2, eps):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def train_pinball_mlp(Xs, ys, W1, c1, W2, c2, W3, c3, orders, batch_size, taus, lr_steps):
-    """Adam on the mean over the batch of the summed pinball losses, updating the weights in place.
+def train_pinball_mlp(
+    Xs, ys, W1, c1, W2, c2, W3, c3, moments, orders, batch_size, taus, lr_steps, step
+):
+    """Adam on the mean over the batch of the summed pinball losses, updating the weights and
+    Adam's moments in place; returns the number of updates done so far.
 
     Parameters: Xs (n, d) and ys (n,) standardised float32 data; W1 (d, h1), c1 (h1,), W2 (h1, h2),
-    c2 (h2,), W3 (h2, 2), c3 (2,) the float32 weights; orders (epochs, n) the sample order of each
-    epoch; taus (2,) float32 levels; lr_steps (float32) the bias-corrected step size of every
-    update in turn. Adam's b1 = 0.9, b2 = 0.999, eps = 1e-8.
+    c2 (h2,), W3 (h2, 2), c3 (2,) the float32 weights; moments the first and second moments of
+    each, in that order (12 float32 arrays, zero before the first update); orders (epochs, n)
+    the sample order of each epoch to run; taus (2,) float32 levels; lr_steps (float32) the
+    bias-corrected step size of every update of the fit in turn; step the number of updates
+    before this call (so a fit can run its epochs in several calls). Adam's b1 = 0.9,
+    b2 = 0.999, eps = 1e-8.
     """
     f32 = np.float32
     n, d = Xs.shape
@@ -72,25 +78,13 @@ def train_pinball_mlp(Xs, ys, W1, c1, W2, c2, W3, c3, orders, batch_size, taus, 
     one_m_b1 = f32(1.0 - 0.9)
     one_m_b2 = f32(1.0 - 0.999)
     eps = f32(1e-8)
-    mW1 = np.zeros_like(W1)
-    vW1 = np.zeros_like(W1)
-    mc1 = np.zeros_like(c1)
-    vc1 = np.zeros_like(c1)
-    mW2 = np.zeros_like(W2)
-    vW2 = np.zeros_like(W2)
-    mc2 = np.zeros_like(c2)
-    vc2 = np.zeros_like(c2)
-    mW3 = np.zeros_like(W3)
-    vW3 = np.zeros_like(W3)
-    mc3 = np.zeros_like(c3)
-    vc3 = np.zeros_like(c3)
+    mW1, vW1, mc1, vc1, mW2, vW2, mc2, vc2, mW3, vW3, mc3, vc3 = moments
     gW1 = np.empty_like(W1)
     gW2 = np.empty_like(W2)
     gW3 = np.empty_like(W3)
     gc1 = np.empty_like(c1)
     gc2 = np.empty_like(c2)
     gc3 = np.empty_like(c3)
-    step = 0
     for e in range(orders.shape[0]):
         for s in range(0, n, batch_size):
             nb = min(batch_size, n - s)

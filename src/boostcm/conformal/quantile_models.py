@@ -188,6 +188,10 @@ class QuantileModel(BaseEstimator):
         raise NotImplementedError
 
 
+# PinballMLP draws its epochs' permutations in blocks of about this many indices
+_PERMUTATION_BLOCK = 2**20
+
+
 def _check_max_bins(max_bins) -> None:
     check_integer(max_bins, "max_bins", min_value=2, max_value=256)
 
@@ -488,10 +492,6 @@ class PinballMLP(QuantileModel):
             params += [rng.uniform(-lim, lim, (a, b)).astype(f32), np.zeros(b, f32)]
         taus = self.levels.astype(f32)
         n, bs, epochs = Xs.shape[0], int(self.batch_size), int(self.epochs)
-        # the epochs' permutations, drawn after the weights as the step-by-step loop drew them
-        orders = np.empty((epochs, n), dtype=np.int64)
-        for e in range(epochs):
-            orders[e] = rng.permutation(n)
         # Adam's bias-corrected step size lr sqrt(1 - b2^t) / (1 - b1^t) of each update t
         b1, b2, lr = 0.9, 0.999, float(self.learning_rate)
         n_steps = epochs * (-(-n // bs))
@@ -499,7 +499,18 @@ class PinballMLP(QuantileModel):
             [lr * (math.sqrt(1 - b2**t) / (1 - b1**t)) for t in range(1, n_steps + 1)],
             dtype=f32,
         )
-        _mlp.train_pinball_mlp(Xs, ys, *params, orders, bs, taus, lr_steps)
+        moments = tuple(np.zeros_like(p) for p in params for _ in range(2))
+        # the epochs' permutations, drawn after the weights as the step-by-step loop drew them,
+        # a block of epochs at a time to bound the memory
+        per_call = max(1, _PERMUTATION_BLOCK // n)
+        step = 0
+        for e0 in range(0, epochs, per_call):
+            orders = np.empty((min(per_call, epochs - e0), n), dtype=np.int64)
+            for e in range(orders.shape[0]):
+                orders[e] = rng.permutation(n)
+            step = _mlp.train_pinball_mlp(
+                Xs, ys, *params, moments, orders, bs, taus, lr_steps, step
+            )
         self._params = params
 
     def _predict(self, X):
