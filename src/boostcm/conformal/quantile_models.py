@@ -5,7 +5,7 @@ returns (lower, upper), monotonised (lower <= upper) when the two estimates cros
   LightGBM's quantile objective (leaf values = residual quantiles), 100 trees by default.
 - QuantileRandomForest: Meinshausen's quantile regression forest (numba histogram trees).
 - PinballMLP: a two-hidden-layer ReLU network (11-128-64-2 on the synthetic data) trained with the
-  pinball loss by Adam, written in numpy (float32).
+  pinball loss by Adam in float32; the training loop is one numba kernel (_mlp.py).
 
 All are scikit-learn estimators (keyword-only parameters, get_params / set_params / clone),
 seeded by `random_state` and deterministic for an int seed. Their prediction is an interval:
@@ -15,6 +15,8 @@ docs/decisions.md, D40.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -31,7 +33,7 @@ from boostcm._validation import (
     validate_estimator_input,
 )
 
-from . import _trees
+from . import _mlp, _trees
 
 __all__ = [
     "QUANTILE_MODELS",
@@ -184,6 +186,10 @@ class QuantileModel(BaseEstimator):
 
     def _predict(self, X):  # pragma: no cover - interface
         raise NotImplementedError
+
+
+# PinballMLP draws its epochs' permutations in blocks of about this many indices
+_PERMUTATION_BLOCK = 2**20
 
 
 def _check_max_bins(max_bins) -> None:
@@ -393,7 +399,8 @@ class PinballMLP(QuantileModel):
     """ReLU network d-128-64-2 trained with the summed pinball loss of the two levels.
 
     Inputs and target are standardised with training statistics; Adam, minibatches,
-    He-uniform initialisation, float32 arithmetic, written in numpy.
+    He-uniform initialisation, float32 arithmetic; the training steps run in one compiled
+    (numba) loop whose arithmetic is that of the plain numpy formulation, operation by operation.
 
     Parameters
     ----------
@@ -483,41 +490,27 @@ class PinballMLP(QuantileModel):
         for a, b in zip(sizes[:-1], sizes[1:]):
             lim = np.sqrt(6.0 / a)
             params += [rng.uniform(-lim, lim, (a, b)).astype(f32), np.zeros(b, f32)]
-        m = [np.zeros_like(p) for p in params]
-        v = [np.zeros_like(p) for p in params]
         taus = self.levels.astype(f32)
-        b1, b2, eps, lr = 0.9, 0.999, 1e-8, float(self.learning_rate)
-        n = Xs.shape[0]
+        n, bs, epochs = Xs.shape[0], int(self.batch_size), int(self.epochs)
+        # Adam's bias-corrected step size lr sqrt(1 - b2^t) / (1 - b1^t) of each update t
+        b1, b2, lr = 0.9, 0.999, float(self.learning_rate)
+        n_steps = epochs * (-(-n // bs))
+        lr_steps = np.array(
+            [lr * (math.sqrt(1 - b2**t) / (1 - b1**t)) for t in range(1, n_steps + 1)],
+            dtype=f32,
+        )
+        moments = tuple(np.zeros_like(p) for p in params for _ in range(2))
+        # the epochs' permutations, drawn after the weights as the step-by-step loop drew them,
+        # a block of epochs at a time to bound the memory
+        per_call = max(1, _PERMUTATION_BLOCK // n)
         step = 0
-        for _ in range(int(self.epochs)):
-            order = rng.permutation(n)
-            for s in range(0, n, int(self.batch_size)):
-                bi = order[s : s + int(self.batch_size)]
-                xb, yb = Xs[bi], ys[bi]
-                W1, c1, W2, c2, W3, c3 = params
-                z1 = xb @ W1 + c1
-                h1 = np.maximum(z1, 0)
-                z2 = h1 @ W2 + c2
-                h2 = np.maximum(z2, 0)
-                out = h2 @ W3 + c3
-                # d/d out of mean_i sum_j pinball_tau_j(y_i - out_ij)
-                g = ((yb[:, None] < out).astype(f32) - taus[None, :]) / f32(len(bi))
-                gW3 = h2.T @ g
-                gc3 = g.sum(axis=0)
-                d2 = (g @ W3.T) * (z2 > 0)
-                gW2 = h1.T @ d2
-                gc2 = d2.sum(axis=0)
-                d1 = (d2 @ W2.T) * (z1 > 0)
-                gW1 = xb.T @ d1
-                gc1 = d1.sum(axis=0)
-                step += 1
-                corr = np.sqrt(1 - b2**step) / (1 - b1**step)
-                for p, mm, vv, gg in zip(params, m, v, (gW1, gc1, gW2, gc2, gW3, gc3)):
-                    mm *= b1
-                    mm += (1 - b1) * gg
-                    vv *= b2
-                    vv += (1 - b2) * gg * gg
-                    p -= f32(lr * corr) * mm / (np.sqrt(vv) + f32(eps))
+        for e0 in range(0, epochs, per_call):
+            orders = np.empty((min(per_call, epochs - e0), n), dtype=np.int64)
+            for e in range(orders.shape[0]):
+                orders[e] = rng.permutation(n)
+            step = _mlp.train_pinball_mlp(
+                Xs, ys, *params, moments, orders, bs, taus, lr_steps, step
+            )
         self._params = params
 
     def _predict(self, X):
