@@ -4,8 +4,10 @@ report that shows the rule beside the verdict."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import math
+import platform
 
 import numpy as np
 import pandas as pd
@@ -16,6 +18,7 @@ from boostcm.claims import (
     EB_CELLS_AGREE,
     EB_MARGIN_SE_FACTOR,
     EB_MARGIN_SMALL,
+    SOFTWARE,
     Verdict,
     bound_coverage_verdict,
     conditional_coverage_verdict,
@@ -1056,6 +1059,15 @@ def test_verdict_json_keeps_rule_and_history_and_report_shows_them(repo, tmp_pat
     stored = json.loads((tmp_path / "v" / "CP-F1.1.json").read_text())
     assert stored["rule"] == v.rule and stored["rule_history"] == v.rule_history
     assert stored["details"] == written["details"] == v.details
+    # the versions that wrote it, as installed; rewritten in the same environment: the same bytes
+    software = stored["provenance"]["software"]
+    assert set(software) == set(SOFTWARE) and software == written["provenance"]["software"]
+    assert software["python"] == platform.python_version()
+    assert software["numpy"] == np.__version__ and software["pandas"] == pd.__version__
+    assert software["boostcm"] == importlib.metadata.version("boostcm")
+    first = (tmp_path / "v" / "CP-F1.1.json").read_bytes()
+    v.write(tmp_path / "v" / "CP-F1.1.json", files=[tmp_path / "t.csv"])
+    assert (tmp_path / "v" / "CP-F1.1.json").read_bytes() == first
     dataset_properties_verdict(_dataset_table(), "EB-T1").write(tmp_path / "v" / "EB-T1.json")
     assert "rule_history" not in json.loads((tmp_path / "v" / "EB-T1.json").read_text())
     with pytest.raises(ValueError, match="rule"):

@@ -29,7 +29,12 @@ import pytest
 from conftest import REPO
 from site_browser import check_site, require_browser
 
-from boostcm.claims import dataset_properties_verdict, hashing_verdict
+from boostcm.claims import (
+    SOFTWARE,
+    dataset_properties_verdict,
+    hashing_verdict,
+    software_versions,
+)
 from boostcm.experiments import cost
 from boostcm.experiments.config import load_schema, validate_config
 from boostcm.report import build_report
@@ -226,6 +231,34 @@ def test_site_pages_without_a_browser(synthetic_run):
     # the notebook's verdict summary, escaped, links to the target's page from the site's copy
     assert '<a href="../targets/HASH-T3.4.html">' in notebook and "&lt;b&gt;s&lt;/b&gt;" in notebook
     assert "../report/targets/" not in notebook
+
+
+def test_the_software_the_verdicts_were_written_with_is_on_the_site(synthetic_run):
+    """The front page lists the versions the verdicts recorded (one each while they agree), the
+    target page its verdict's; versions that differ between verdicts are said to, per target."""
+    results, config = synthetic_run
+    versions = software_versions()
+    _, site = _build(results, config)
+    front = (site / "index.html").read_text()
+    table = front[front.index("<h2 id='software'>Software</h2>") :]
+    for name in SOFTWARE:
+        assert f"<td>{name}</td><td><code>{versions[name] or 'not installed'}</code></td>" in table
+    assert "not all written with the same versions" not in front
+    assert "No versions recorded by EB-T5" in front  # written before verdicts recorded them
+    page = (site / "targets" / "HASH-T3.4.html").read_text()
+    assert f"numpy {versions['numpy']} · scipy {versions['scipy']}" in page
+
+    eb1 = results / "verdicts" / "EB-T1.json"
+    verdict = json.loads(eb1.read_text())
+    verdict["provenance"]["software"]["numpy"] = "1.0.0"
+    eb1.write_text(json.dumps(verdict))
+    _, site = _build(results, config)
+    front = (site / "index.html").read_text()
+    assert "The verdicts were not all written with the same versions" in front
+    row = re.search(r"<tr class='differ'><td>numpy</td><td>(.*?)</td></tr>", front)
+    assert row and "<code>1.0.0</code> <small>(EB-T1)</small>" in row.group(1)
+    assert f"<code>{versions['numpy']}</code> <small>(HASH-T3.4, LN-NONE)</small>" in row.group(1)
+    assert front.count("<tr class='differ'>") == 1  # only numpy differs
 
 
 def test_text_of_a_verdict_is_escaped_on_every_page(synthetic_run):

@@ -10,6 +10,7 @@ gives byte-identical results at 1 and 2 cores.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -302,7 +303,8 @@ def test_same_seed_gives_byte_identical_results_at_one_core(workdir, tmp_path):
 # The interrupted run: simulation chunks and their table, a dataset's fetch and processing (9 jobs
 # of the kinds a run is mostly made of), and one job that holds the run open until the test
 # releases it, so the interruption always falls while that job runs, however fast or slow the
-# others are. The job writes part of its output first: an interrupted run must not leave it.
+# others are. The job writes part of its output first: an interrupted run must not leave it. It
+# says it started by writing its pid (the shell's) to held/started.
 KILL_TARGETS = ["results/tables/CP-F1.1.csv", "results/data/processed/heart.parquet"]
 HELD = "held/output.txt"
 HELD_RULE = f"""
@@ -311,7 +313,7 @@ rule held_until_released:
     output:
         "{HELD}",
     shell:
-        "echo partial > {{output}} && touch held/started"
+        "echo partial > {{output}} && echo $$ > held/started"
         " && while [ ! -e held/release ]; do sleep 0.1; done"
         " && echo complete >> {{output}}"
 """
@@ -334,12 +336,30 @@ def _incomplete_marks(work: Path) -> set[str]:
     }
 
 
+def _kill_group(pgid: int) -> None:
+    """SIGKILL to what is left of process group `pgid`."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` runs (exists and is no zombie)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
-def test_killed_run_resumes_with_the_plain_command(workdir, tmp_path, sig):
+def test_killed_run_resumes_with_the_plain_command(workdir, tmp_path, sig, request):
     """Interrupt a run while a job certainly runs and others have finished: it exits non-zero, the
     cut-off job's partial output is marked incomplete (after Ctrl-C no temporary is left either),
     and the plain command alone finishes the run, redoing the cut-off job but no finished one,
-    with the results of an uninterrupted run."""
+    with the results of an uninterrupted run. Ctrl-C reaches the whole process group; ``kill -9``
+    of Snakemake alone leaves its jobs running, and the plain command stops them, saying so,
+    before it starts them again (the held job, never released, would otherwise run on beside its
+    new copy and append to the same output)."""
     reference, env = workdir
     work = _scratch_copy(tmp_path / "killed")
     with open(work / "workflow/Snakefile", "a") as snakefile:
@@ -356,6 +376,7 @@ def test_killed_run_resumes_with_the_plain_command(workdir, tmp_path, sig):
             start_new_session=True,  # its own process group, as a terminal's foreground job
             preexec_fn=_default_sigint,
         )
+    request.addfinalizer(lambda: _kill_group(proc.pid))  # what a failed test leaves running
     try:
         chunks = work / "results/conformal/sims"
         deadline = time.monotonic() + 900
@@ -363,8 +384,11 @@ def test_killed_run_resumes_with_the_plain_command(workdir, tmp_path, sig):
             assert proc.poll() is None, f"the run ended early:\n{log.read_text()[-3000:]}"
             assert time.monotonic() < deadline, "no job finished within 15 minutes"
             time.sleep(0.2)
-        # SIGINT reaches the whole group, as Ctrl-C does; SIGKILL stops everything at once
-        os.killpg(proc.pid, sig)
+        orphan = int((work / "held/started").read_text())
+        if sig == signal.SIGINT:  # reaches the whole group, as Ctrl-C does
+            os.killpg(proc.pid, sig)
+        else:  # `kill -9 <pid>` of Snakemake: its jobs run on
+            os.kill(proc.pid, sig)
         proc.wait(timeout=300)
     finally:
         if proc.poll() is None:
@@ -384,8 +408,31 @@ def test_killed_run_resumes_with_the_plain_command(workdir, tmp_path, sig):
         if str(p.relative_to(work)) not in marked
     }
     assert finished
-    (work / "held/release").touch()
-    _run(targets, work, env)
+    if sig == signal.SIGINT:
+        (work / "held/release").touch()
+        _run(targets, work, env)
+    else:
+        assert _running(orphan), "kill -9 of Snakemake alone stopped its job"
+        (work / "held/started").unlink()
+        with open(tmp_path / "resumed.log", "w") as out:
+            resumed = subprocess.Popen(
+                SNAKEMAKE + targets, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT
+            )
+        try:
+            deadline = time.monotonic() + 900
+            while not (work / "held/started").exists():  # the held job started again
+                assert resumed.poll() is None, (tmp_path / "resumed.log").read_text()[-3000:]
+                assert time.monotonic() < deadline, "the held job did not start again"
+                time.sleep(0.2)
+            assert not _running(orphan), "the killed run's job runs beside its new copy"
+            (work / "held/release").touch()
+            assert resumed.wait(timeout=900) == 0, (tmp_path / "resumed.log").read_text()[-3000:]
+        finally:
+            if resumed.poll() is None:
+                resumed.kill()
+                resumed.wait()
+        report = (tmp_path / "resumed.log").read_text()
+        assert "Stopped the processes a killed run" in report and f"pid {orphan}: " in report
     assert (work / HELD).read_text() == "partial\ncomplete\n"
     redone = [str(p) for p, mtime in finished.items() if p.stat().st_mtime_ns != mtime]
     assert not redone, f"finished jobs were redone: {redone}"

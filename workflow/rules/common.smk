@@ -12,7 +12,7 @@ from boostcm.experiments.financial import week_starts
 from boostcm.datasets.fetch import MIRROR_ENV
 from boostcm.experiments.config import load_schema, validate_config, write_run_config
 from boostcm.experiments.cost import catalog_rows, load_cost_table, rule_resources
-from boostcm.experiments.workflow import resolve_locks
+from boostcm.experiments.workflow import RUN_ID_ENV, resolve_locks
 from boostcm.targets import registry, targets_of, wildcard_pattern
 
 min_version("9.0")
@@ -30,15 +30,26 @@ os.environ["BOOSTCM_RUN_CONFIG"] = str(write_run_config(config, ".snakemake/boos
 
 # A run killed by SIGKILL leaves its lock behind: removed when its recorded owner is provably gone
 # (this host and boot, its process ended), so a plain rerun resumes (rerun-incomplete is in the
-# default profile); any other lock is left alone, with the exact --unlock command printed.
+# default profile); any other lock is left alone, with the exact --unlock command printed. The
+# jobs a killed run left running (they carry its BOOSTCM_RUN_ID) are stopped first, before this
+# run starts the same jobs again beside them.
 if workflow.is_main_process:
-    _removed, _locked = resolve_locks(Path.cwd(), sys.argv)
-    if _removed:
+    _locks = resolve_locks(Path.cwd(), sys.argv)
+    os.environ[RUN_ID_ENV] = _locks.run_id
+    if _locks.stopped:
+        logger.warning(
+            "Stopped the processes a killed run of this directory left running:\n"
+            + "\n".join(
+                f"  pid {pid}: {shlex.quote(cmd[:200]) if cmd else '(no command line)'}"
+                for pid, cmd in sorted(_locks.stopped.items())
+            )
+        )
+    if _locks.removed:
         logger.warning(
             "Removed the lock of a killed run of this host (its process ended)."
         )
-    if _locked:
-        logger.warning(_locked)
+    if _locks.message:
+        logger.warning(_locks.message)
 
 SEED = config["seed"]
 ALL_TARGETS = []
@@ -71,10 +82,11 @@ if not os.environ.get(MIRROR_ENV) and config["data"]["mirror"]:
 
 # Jobs run `boostcm` and `papermill` of the Python that runs snakemake, also when its environment
 # was not activated (with --use-conda, the job's conda environment comes first in PATH).
-# BOOSTCM_RUN_CONFIG (set above) reaches the jobs of a cluster run too.
+# BOOSTCM_RUN_CONFIG and BOOSTCM_RUN_ID (set above) reach the jobs of a cluster run too.
 envvars:
     "PATH",
     "BOOSTCM_RUN_CONFIG",
+    RUN_ID_ENV,
 
 
 _search_path = os.environ["PATH"]

@@ -60,11 +60,15 @@ Besides its own numbers, every verdict's ``details`` carries two lists the resul
 * ``details["claims"]``: the published claims checked one by one, ``{"claim", "holds",
   "evidence"}`` (``holds`` a bool, or None for a claim reported and not tested), optionally with
   ``sets_status`` (False for a claim reported beside the one that decides the status).
+
+Every verdict JSON also records ``provenance["software"]``: the versions of :data:`SOFTWARE` (the
+interpreter, numpy, scipy, pandas, scikit-learn, xgboost, numba, snakemake, boostcm) that wrote it
+(:func:`software_versions`), which the site lists.
 """
 
 from __future__ import annotations
 
-from ._core import STATUSES, VERDICT_STATUSES, Verdict, write_verdict
+from ._core import SOFTWARE, STATUSES, VERDICT_STATUSES, Verdict, software_versions, write_verdict
 from .calibration import (
     SHIFT_CLAIM_LEVEL,
     SHIFT_CLAIMS,
@@ -240,6 +244,8 @@ __all__ = [
     "STATUSES",
     "Verdict",
     "write_verdict",
+    "SOFTWARE",
+    "software_versions",
     "POSITIVE_PCT_TOLERANCE",
     "DATASET_RULE",
     "DatasetMatch",

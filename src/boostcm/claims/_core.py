@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import json
 import math
+import platform
 import re
 from dataclasses import dataclass, field
 
@@ -15,6 +18,20 @@ from .._io import write_json
 VERDICT_STATUSES = ("built", "agrees", "deviates")
 STATUSES = ("not built", *VERDICT_STATUSES)
 
+
+# The software a verdict records in its provenance: the interpreter, the numerical stack the
+# experiments compute with, the workflow engine and the project itself.
+SOFTWARE = (
+    "python",
+    "numpy",
+    "scipy",
+    "pandas",
+    "scikit-learn",
+    "xgboost",
+    "numba",
+    "snakemake",
+    "boostcm",
+)
 
 _GRID_EPS = 1e-12  # a value within float rounding of a cut-off counts as on it
 _MONOTONE_EPS = 1e-12  # a curve "decreases" when no step goes up by more than float rounding
@@ -221,6 +238,36 @@ def _fraction_text(k: int, n: int) -> str:
     return f"{k} of {n}"
 
 
+@functools.lru_cache(maxsize=1)
+def _software_versions() -> tuple[tuple[str, str | None], ...]:
+    out = [("python", platform.python_version())]
+    for name in SOFTWARE[1:]:
+        try:
+            out.append((name, importlib.metadata.version(name)))
+        except importlib.metadata.PackageNotFoundError:
+            out.append((name, None))
+    return tuple(out)
+
+
+def software_versions() -> dict[str, str | None]:
+    """The versions of :data:`SOFTWARE` this process runs, as a verdict's provenance records them.
+
+    Returns
+    -------
+    dict of str to str or None
+        Package name to its installed version (``importlib.metadata``; the interpreter's for
+        ``python``), None for a package not installed, in the order of :data:`SOFTWARE`.
+
+    Examples
+    --------
+    >>> from boostcm.claims import SOFTWARE, software_versions
+    >>> versions = software_versions()
+    >>> tuple(versions) == SOFTWARE and versions["numpy"] is not None
+    True
+    """
+    return dict(_software_versions())
+
+
 def write_verdict(
     path,
     target_id: str,
@@ -256,8 +303,10 @@ def write_verdict(
     Returns
     -------
     dict
-        What was written: ``id``, ``status``, ``summary``, ``rule``, ``files``, ``details``
-        and ``rule_history`` when given (no time stamp: the same results give the same bytes).
+        What was written: ``id``, ``status``, ``summary``, ``rule``, ``files``, ``details``,
+        ``rule_history`` when given, and ``provenance``: ``{"software": ...}``, the versions of
+        the key packages that wrote it (:func:`software_versions`). No time stamp: the same
+        results in the same environment give the same bytes.
 
     Raises
     ------
@@ -278,5 +327,6 @@ def write_verdict(
     }
     if rule_history:
         verdict["rule_history"] = rule_history
+    verdict["provenance"] = {"software": software_versions()}
     write_json(path, verdict)
     return verdict

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._io import atomic_path
 from .._optional import import_optional
+from ..claims import SOFTWARE
 
 __all__ = ["render_page", "status_badge"]
 
@@ -495,3 +496,62 @@ def explained_view(documents: list[dict], counts_by_document: dict) -> list[dict
         ``id``, ``short`` and the counts ``deviations``, ``tested``, ``argument``, ``open``.
     """
     return [{"id": d["id"], "short": d["short"], **counts_by_document[d["id"]]} for d in documents]
+
+
+def software(verdict: dict | None) -> dict | None:
+    """The software versions a verdict recorded (``provenance["software"]``), None when it has none
+    (a verdict written before verdicts recorded them)."""
+    recorded = ((verdict or {}).get("provenance") or {}).get("software")
+    if not isinstance(recorded, dict) or not recorded:
+        return None
+    # the order of claims.SOFTWARE (the JSON's keys are sorted), any other package after them
+    rank = {name: i for i, name in enumerate(SOFTWARE)}
+    return dict(sorted(recorded.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+
+
+def software_line(recorded: dict) -> str:
+    """One line of a verdict's software versions: ``python 3.11.9 · numpy 2.1.3 · ...``."""
+    return " · ".join(f"{name} {version or 'not installed'}" for name, version in recorded.items())
+
+
+def software_view(rows: list[dict]) -> dict | None:
+    """The front page's software table, from the versions the shown verdicts recorded.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The site's rows; ``verdict`` is the verdict shown, or None.
+
+    Returns
+    -------
+    dict or None
+        ``packages``: per package (in the order the verdicts list them) its versions, each with the
+        targets that recorded it, and whether they differ; ``differ``: whether any package does;
+        ``unrecorded``: the IDs of shown verdicts that record no versions. None when no shown
+        verdict records versions.
+    """
+    shown = [r for r in rows if r["verdict"] is not None]
+    recorded = {r["id"]: software(r["verdict"]) for r in shown}
+    with_versions = {tid: sw for tid, sw in recorded.items() if sw is not None}
+    if not with_versions:
+        return None
+    names = list(dict.fromkeys(name for sw in with_versions.values() for name in sw))
+    packages = []
+    for name in names:
+        by_version: dict[str, list[str]] = {}
+        for tid, sw in with_versions.items():
+            version = sw.get(name) or "not installed"
+            by_version.setdefault(str(version), []).append(tid)
+        packages.append(
+            {
+                "name": name,
+                "versions": [{"version": v, "targets": ids} for v, ids in by_version.items()],
+                "differ": len(by_version) > 1,
+            }
+        )
+    return {
+        "packages": packages,
+        "differ": any(p["differ"] for p in packages),
+        "n": len(with_versions),
+        "unrecorded": sorted(tid for tid, sw in recorded.items() if sw is None),
+    }

@@ -7,8 +7,9 @@ script, no server):
 
 ``index.html``
     every document with its counts (agrees / deviates / built / not built, and why not built),
-    every target's status, and how many of its deviations are explained by a tested cause, only
-    by argument, or open;
+    every target's status, how many of its deviations are explained by a tested cause, only by
+    argument, or open, and the software versions the verdicts were written with (each verdict's
+    ``provenance["software"]``; where verdicts differ, which target used which);
 ``papers/<document>.html``
     one front page per document: counts and one line per target (its summary, or why it was not
     built);
@@ -18,8 +19,8 @@ script, no server):
     cell coloured by the verdict's rule (``details["cells"]``; the target's CSV table when a
     verdict has no cells), the rule with its numbers and its history, the published claims
     checked one by one (``details["claims"]``), the settings used (excerpt of the validated
-    config), the data used (rows, features, sha256 of the raw files), the code version and the
-    run time (Snakemake benchmark files);
+    config), the data used (rows, features, sha256 of the raw files), the code version, the
+    software versions its verdict recorded and the run time (Snakemake benchmark files);
 ``notebooks/<ID>.html``
     the executed notebook rendered by nbconvert, without the scripts it would load from the
     network;
@@ -457,6 +458,7 @@ def _target_page(ctx: dict, t: dict, row: dict) -> dict:
             },
             "notebook": notebook,
             "links": links,
+            "software": pages.software(v) and pages.software_line(pages.software(v)),
         }
     has_prov = prov["settings"] is not None or prov["no_config"] or prov["data"] or prov["run"]
     return {
@@ -696,6 +698,7 @@ def build_site(
         )
         if hypotheses is not None
         else None,
+        software=pages.software_view(rows),
     )
     return pd.DataFrame([{k: v for k, v in r.items() if k != "verdict"} for r in rows])
 
