@@ -82,6 +82,42 @@ def test_table_cost_rejects_what_it_cannot_price():
         cost.table_cost(J(0, "sim", {"model": "slow"}, params={"n": 1}), strict)
 
 
+def test_table_cost_keys_nested_mappings_by_several_wildcards():
+    J = cost.Job
+    entry = {
+        "by": ["dataset", "method"],
+        "cpu_s": 1.0,
+        "per_unit_s": {"big": {"slow": 0.5, "other": 0.1}, "other": 0.01},
+        "units": "rows:1",
+        "max_rss_mb": 300,
+        "source": "test",
+    }
+    table = {**TABLE, "rules": {"fit": entry}}
+    rows = {"big": 100, "small": 10}
+
+    def price(dataset, method):
+        return cost.table_cost(J(0, "fit", {"dataset": dataset, "method": method}), table, rows)[0]
+
+    assert price("big", "slow") == pytest.approx(1 + 0.5 * 100)
+    assert price("big", "fast") == pytest.approx(1 + 0.1 * 100)
+    # a plain number one level up covers every method of the other datasets
+    assert price("small", "slow") == pytest.approx(1 + 0.01 * 10)
+    strict = {**entry, "per_unit_s": {"big": {"slow": 0.5}, "other": 0.01}}
+    with pytest.raises(ValueError, match="method='fast'"):
+        cost.table_cost(
+            J(0, "fit", {"dataset": "big", "method": "fast"}),
+            {**table, "rules": {"fit": strict}},
+            rows,
+        )
+    deep = {**entry, "by": "dataset"}
+    with pytest.raises(ValueError, match="nested deeper"):
+        cost.table_cost(
+            J(0, "fit", {"dataset": "big", "method": "slow"}),
+            {**table, "rules": {"fit": deep}},
+            rows,
+        )
+
+
 def test_rule_and_target_sums():
     jobs, costs = _jobs(), _costs()
     rules = cost.by_rule(costs).set_index("rule")

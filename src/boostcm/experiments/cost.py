@@ -200,7 +200,9 @@ def load_cost_table(path: str | Path) -> dict:
     ``source``; optionally ``per_unit_s`` (CPU seconds per unit) and ``units``: ``param:<name>``
     (a numeric param of the job, e.g. its number of simulations) or ``rows:<fraction>`` (the
     catalog's row count of the job's ``dataset`` wildcard times the fraction). ``cpu_s`` and
-    ``per_unit_s`` may be mappings keyed by the value of the wildcard named in ``by``. The
+    ``per_unit_s`` may be mappings keyed by the value of the wildcard named in ``by`` (``other``:
+    every other value); ``by`` may list several wildcards, keying nested mappings in that order
+    (a plain number at any level covers every value of the wildcards below it). The
     ``default`` entry covers rules the table does not list.
 
     Parameters
@@ -223,15 +225,22 @@ def load_cost_table(path: str | Path) -> dict:
 
 
 def _by(value, entry: Mapping, job: Job, what: str):
-    if not isinstance(value, Mapping):
-        return float(value)
-    key = job.wildcards.get(entry.get("by", ""))
-    value = {str(k): v for k, v in value.items()}  # YAML reads `1:` as an int, wildcards are str
-    if key in value:
-        return float(value[key])
-    if "other" in value:
-        return float(value["other"])
-    raise ValueError(f"cost table, rule {job.rule}: no {what} for {entry.get('by')}={key!r}")
+    by = entry.get("by", "")
+    names = [by] if isinstance(by, str) else list(by)
+    for name in names or [""]:
+        if not isinstance(value, Mapping):
+            break
+        key = job.wildcards.get(name)
+        value = {str(k): v for k, v in value.items()}  # YAML reads `1:` as an int, wildcards: str
+        if key in value:
+            value = value[key]
+        elif "other" in value:
+            value = value["other"]
+        else:
+            raise ValueError(f"cost table, rule {job.rule}: no {what} for {name}={key!r}")
+    if isinstance(value, Mapping):
+        raise ValueError(f"cost table, rule {job.rule}: {what} nested deeper than by={by!r}")
+    return float(value)
 
 
 def _units(spec: str, job: Job, dataset_rows: Mapping[str, float]) -> float:
