@@ -100,6 +100,7 @@ from .conformal import (
     correction_verdict,
     coverage_check,
     coverage_verdict,
+    stopping_rule,
 )
 from .conformal_bounds import (
     BOUND_COVERAGE_RULE,
@@ -312,6 +313,7 @@ __all__ = [
     "CoverageCheck",
     "coverage_check",
     "coverage_verdict",
+    "stopping_rule",
     "CORRECTION_RULE",
     "CorrectionLevel",
     "CorrectionCheck",
