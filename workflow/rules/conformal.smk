@@ -1,9 +1,21 @@
 # CP-F1.1 (AR(1)) and CP-F4.1 (two-state HMM): marginal coverage of split CQR by Monte Carlo.
 # One job = one chunk of simulations for one (process, parameter, model); an aggregation rule makes
 # the target's table; a papermill notebook draws the figure and writes the verdict.
-from boostcm.experiments.conformal import chunk_ranges, format_param, n_sims_for
+# With conformal.precision.half_width set, one job per (process, parameter, model) runs its
+# simulations in batches until the precision target is met (or n_sims), instead of the chunks.
+from boostcm.experiments.conformal import (
+    chunk_ranges,
+    expected_sims,
+    format_param,
+    n_sims_for,
+)
 
 CP = config["conformal"]
+CP_PRECISION = CP["precision"]
+CP_PRECISE = CP_PRECISION["half_width"] is not None
+# the fixed protocol's jobs see the conformal settings without the precision option, so their
+# params (and hence Snakemake's rerun triggers) are those of the runs made before it existed
+CP_FIXED = {k: v for k, v in CP.items() if k != "precision"}
 # target ID -> (process, the conformal key of its parameter values), from config/targets.yaml
 CP_SIM_TARGETS = {
     t: (TARGET_REGISTRY[t].params["process"], TARGET_REGISTRY[t].params["values"])
@@ -37,7 +49,7 @@ rule conformal_simulate_chunk:
         first=lambda wc: CP_CHUNKS[wc.model][int(wc.chunk)][0],
         n_sims=lambda wc: CP_CHUNKS[wc.model][int(wc.chunk)][1],
         seed=SEED,
-        cp=CP,
+        cp=CP_FIXED,
         fsc="--finite-sample-correction" if CP["finite_sample_correction"] else "",
     shell:
         "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
@@ -47,14 +59,93 @@ rule conformal_simulate_chunk:
         " --n-test {params.cp[n_test]} --alpha {params.cp[alpha]} {params.fsc} --out {output} > {log} 2>&1"
 
 
+def cp_expected_sims(wc):
+    """Projected simulations of a precision job (for its cost): the rule of
+    boostcm.experiments.conformal.expected_sims with the conditional sd of config/job_costs.yaml
+    at the nearest measured dependence at or above the point's (n_sims above the last).
+    """
+    dep = float(wc.param) if wc.process == "ar1" else 1.0 - float(wc.param)
+    table = JOB_COSTS["rules"]["conformal_simulate_point"]["conditional_sd"][wc.process]
+    sds = [sd for d, sd in sorted(table.items()) if float(d) >= dep - 1e-12]
+    n_max = n_sims_for(CP["n_sims"], wc.model)
+    if not sds:
+        return n_max
+    p = CP_PRECISION
+    return expected_sims(
+        sds[0],
+        p["half_width"],
+        p["level"],
+        batch=p["batch"],
+        min_sims=p["min_sims"],
+        n_max=n_max,
+    )
+
+
+rule conformal_simulate_point:
+    output:
+        "results/conformal/sims/{process}/{model}/{param}/precision.parquet",
+    log:
+        "results/logs/conformal/sims/{process}/{model}/{param}/precision.log",
+    benchmark:
+        "results/benchmarks/conformal/sims/{process}/{model}/{param}/precision.tsv"
+    wildcard_constraints:
+        process=wildcard_pattern(sorted({p for p, _ in CP_SIM_TARGETS.values()})),
+        model="boosting|forest|network",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        **measured("conformal_simulate_point", units=cp_expected_sims),
+    params:
+        n_sims=lambda wc: n_sims_for(CP["n_sims"], wc.model),
+        expected_sims=cp_expected_sims,
+        seed=SEED,
+        cp=CP,
+        fsc="--finite-sample-correction" if CP["finite_sample_correction"] else "",
+    shell:
+        "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
+        " boostcm conformal simulate --process {wildcards.process} --param {wildcards.param}"
+        " --model {wildcards.model} --first 0 --count {params.n_sims} --seed {params.seed}"
+        " --n-lags {params.cp[n_lags]} --n-train {params.cp[n_train]} --n-cal {params.cp[n_cal]}"
+        " --n-test {params.cp[n_test]} --alpha {params.cp[alpha]} {params.fsc}"
+        " --half-width {params.cp[precision][half_width]} --level {params.cp[precision][level]}"
+        " --batch {params.cp[precision][batch]} --min-sims {params.cp[precision][min_sims]}"
+        " --out {output} > {log} 2>&1"
+
+
+def cp_sim_files(wc):
+    """The per-simulation files of a CP-F1.1 / CP-F4.1 target: chunks, or one file per point
+    under the precision option (a model given no simulations has none)."""
+    process, values = CP_SIM_TARGETS[wc.target]
+    names = {m: [f"chunk{c}" for c in range(len(CP_CHUNKS[m]))] for m in CP["models"]}
+    if CP_PRECISE:
+        names = {
+            m: ["precision"] if n_sims_for(CP["n_sims"], m) else []
+            for m in CP["models"]
+        }
+    return [
+        f"results/conformal/sims/{process}/{m}/{format_param(v)}/{name}.parquet"
+        for m in CP["models"]
+        for v in CP[values]
+        for name in names[m]
+    ]
+
+
+# the table's precision columns (none for the fixed protocol, whose command stays as it was)
+CP_TABLE_PRECISION = ""
+if CP_PRECISE:
+    CP_TABLE_PRECISION = (
+        (
+            " --half-width {half_width} --level {level} --batch {batch} --min-sims {min_sims}"
+        ).format(**CP_PRECISION)
+        + " --max-sims "
+        + " ".join(f"{m}={n_sims_for(CP['n_sims'], m)}" for m in CP["models"])
+    )
+
+
 rule conformal_coverage_table:
     input:
-        lambda wc: [
-            f"results/conformal/sims/{CP_SIM_TARGETS[wc.target][0]}/{m}/{format_param(v)}/chunk{c}.parquet"
-            for m in CP["models"]
-            for v in CP[CP_SIM_TARGETS[wc.target][1]]
-            for c in range(len(CP_CHUNKS[m]))
-        ],
+        cp_sim_files,
     output:
         report(
             "results/tables/{target}.csv",
@@ -73,8 +164,10 @@ rule conformal_coverage_table:
         CONDA_ENV
     resources:
         **measured("conformal_coverage_table"),
+    params:
+        precision=CP_TABLE_PRECISION,
     shell:
-        "boostcm conformal table {input} --out {output} > {log} 2>&1"
+        "boostcm conformal table {input}{params.precision} --out {output} > {log} 2>&1"
 
 
 rule conformal_coverage_notebook:
