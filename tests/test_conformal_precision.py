@@ -23,6 +23,7 @@ from boostcm.experiments.conformal import (
     check_points,
     expected_sims,
     precision_half_width,
+    projected_sims,
     simulate_coverage,
     simulate_to_precision,
     stop_count,
@@ -94,6 +95,14 @@ def test_expected_sims_follows_the_t_interval_and_the_cap():
     assert expected_sims(0.0356, 0.005, 0.99, **rule) == 400
     assert expected_sims(0.001, 0.005, 0.99, **rule) == 200  # the first look
     assert expected_sims(0.3, 0.005, 0.99, **rule) == 10_000  # the cap
+    # a grid point takes the sd of the nearest measured level at or above its dependence
+    table = {0.5: 0.0356, 0.99: 0.3}
+    at = dict(half_width=0.005, level=0.99, **rule)
+    assert projected_sims("ar1", 0.3, table, **at) == 400
+    assert projected_sims("ar1", 0.5, table, **at) == 400
+    assert projected_sims("hmm", 0.4, table, **at) == 10_000  # 1 - p = 0.6: the 0.99 sd
+    assert projected_sims("ar1", 0.999, table, **at) == 10_000  # above the last level
+    assert projected_sims("ar1", 0.3, table, **{**at, "n_max": 0}) == 0
 
 
 SETTINGS = dict(

@@ -5,9 +5,9 @@
 # simulations in batches until the precision target is met (or n_sims), instead of the chunks.
 from boostcm.experiments.conformal import (
     chunk_ranges,
-    expected_sims,
     format_param,
     n_sims_for,
+    projected_sims,
 )
 
 CP = config["conformal"]
@@ -59,26 +59,16 @@ rule conformal_simulate_chunk:
         " --n-test {params.cp[n_test]} --alpha {params.cp[alpha]} {params.fsc} --out {output} > {log} 2>&1"
 
 
-def cp_expected_sims(wc):
-    """Projected simulations of a precision job (for its cost): the rule of
-    boostcm.experiments.conformal.expected_sims with the conditional sd of config/job_costs.yaml
-    at the nearest measured dependence at or above the point's (n_sims above the last).
-    """
-    dep = float(wc.param) if wc.process == "ar1" else 1.0 - float(wc.param)
-    table = JOB_COSTS["rules"]["conformal_simulate_point"]["conditional_sd"][wc.process]
-    sds = [sd for d, sd in sorted(table.items()) if float(d) >= dep - 1e-12]
-    n_max = n_sims_for(CP["n_sims"], wc.model)
-    if not sds:
-        return n_max
-    p = CP_PRECISION
-    return expected_sims(
-        sds[0],
-        p["half_width"],
-        p["level"],
-        batch=p["batch"],
-        min_sims=p["min_sims"],
-        n_max=n_max,
-    )
+# the simulations a precision job is projected to need (its cost): conditional sd measured at a few
+# dependence levels, config/job_costs.yaml
+CP_SD = JOB_COSTS["rules"]["conformal_simulate_point"]["conditional_sd"]
+CP_EXPECTED = lambda wc: projected_sims(
+    wc.process,
+    float(wc.param),
+    CP_SD[wc.process],
+    n_max=n_sims_for(CP["n_sims"], wc.model),
+    **CP_PRECISION,
+)
 
 
 rule conformal_simulate_point:
@@ -95,10 +85,10 @@ rule conformal_simulate_point:
         CONDA_ENV
     threads: 1
     resources:
-        **measured("conformal_simulate_point", units=cp_expected_sims),
+        **measured("conformal_simulate_point", units=CP_EXPECTED),
     params:
         n_sims=lambda wc: n_sims_for(CP["n_sims"], wc.model),
-        expected_sims=cp_expected_sims,
+        expected_sims=CP_EXPECTED,
         seed=SEED,
         cp=CP,
         fsc="--finite-sample-correction" if CP["finite_sample_correction"] else "",
@@ -113,22 +103,15 @@ rule conformal_simulate_point:
         " --out {output} > {log} 2>&1"
 
 
-def cp_sim_files(wc):
-    """The per-simulation files of a CP-F1.1 / CP-F4.1 target: chunks, or one file per point
-    under the precision option (a model given no simulations has none)."""
-    process, values = CP_SIM_TARGETS[wc.target]
-    names = {m: [f"chunk{c}" for c in range(len(CP_CHUNKS[m]))] for m in CP["models"]}
-    if CP_PRECISE:
-        names = {
-            m: ["precision"] if n_sims_for(CP["n_sims"], m) else []
-            for m in CP["models"]
-        }
-    return [
-        f"results/conformal/sims/{process}/{m}/{format_param(v)}/{name}.parquet"
-        for m in CP["models"]
-        for v in CP[values]
-        for name in names[m]
-    ]
+# per model, the names of a grid point's per-simulation files: its chunks, or under the precision
+# option one file (none for a model given no simulations)
+CP_SIM_NAMES = {
+    m: [f"chunk{c}" for c in range(len(CP_CHUNKS[m]))] for m in CP["models"]
+}
+if CP_PRECISE:
+    CP_SIM_NAMES = {
+        m: ["precision"] if n_sims_for(CP["n_sims"], m) else [] for m in CP["models"]
+    }
 
 
 # the table's precision columns (none for the fixed protocol, whose command stays as it was)
@@ -145,7 +128,12 @@ if CP_PRECISE:
 
 rule conformal_coverage_table:
     input:
-        cp_sim_files,
+        lambda wc: [
+            f"results/conformal/sims/{CP_SIM_TARGETS[wc.target][0]}/{m}/{format_param(v)}/{name}.parquet"
+            for m in CP["models"]
+            for v in CP[CP_SIM_TARGETS[wc.target][1]]
+            for name in CP_SIM_NAMES[m]
+        ],
     output:
         report(
             "results/tables/{target}.csv",

@@ -374,3 +374,48 @@ def expected_sims(
         if n == n_max or width <= half_width:
             return n
     raise AssertionError("unreachable: the last look is n_max")
+
+
+def projected_sims(
+    process: str,
+    param: float,
+    sd_table: dict,
+    *,
+    half_width: float,
+    level: float,
+    batch: int,
+    min_sims: int,
+    n_max: int,
+) -> int:
+    """Projected simulations of the precision rule at a grid point, for the cost model: the
+    :func:`expected_sims` of the sd measured at the nearest dependence level at or above the
+    point's (a conservative step, as the sd grows with dependence); ``n_max`` above the last.
+
+    Parameters
+    ----------
+    process : {"ar1", "hmm"}
+        The process; the dependence is lambda (AR(1)) or 1 - p (HMM).
+    param : float
+        The grid value (lambda, or p of the HMM).
+    sd_table : mapping
+        Measured dependence level -> sd of the conditional coverage probability.
+    half_width, level, batch, min_sims, n_max
+        The rule, as for :func:`stop_count`.
+
+    Returns
+    -------
+    int
+        The projected number of simulations (0 when ``n_max`` is 0).
+    """
+    if process not in PROCESSES:
+        raise ValueError(f"unknown process {process!r}; choose one of {PROCESSES}")
+    dependence = float(param) if process == "ar1" else 1.0 - float(param)
+    above = [
+        sd
+        for d, sd in sorted((float(d), sd) for d, sd in sd_table.items())
+        if d >= dependence - 1e-12
+    ]
+    if not above or n_max < 1:
+        return int(n_max)
+    rule = dict(batch=batch, min_sims=min_sims, n_max=n_max)
+    return expected_sims(float(above[0]), half_width, level, **rule)
