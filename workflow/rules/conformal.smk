@@ -1,9 +1,21 @@
 # CP-F1.1 (AR(1)) and CP-F4.1 (two-state HMM): marginal coverage of split CQR by Monte Carlo.
 # One job = one chunk of simulations for one (process, parameter, model); an aggregation rule makes
 # the target's table; a papermill notebook draws the figure and writes the verdict.
-from boostcm.experiments.conformal import chunk_ranges, format_param, n_sims_for
+# With conformal.precision.half_width set, one job per (process, parameter, model) runs its
+# simulations in batches until the precision target is met (or n_sims), instead of the chunks.
+from boostcm.experiments.conformal import (
+    chunk_ranges,
+    format_param,
+    n_sims_for,
+    projected_sims,
+)
 
 CP = config["conformal"]
+CP_PRECISION = CP["precision"]
+CP_PRECISE = CP_PRECISION["half_width"] is not None
+# the fixed protocol's jobs see the conformal settings without the precision option, so their
+# params (and hence Snakemake's rerun triggers) are those of the runs made before it existed
+CP_FIXED = {k: v for k, v in CP.items() if k != "precision"}
 # target ID -> (process, the conformal key of its parameter values), from config/targets.yaml
 CP_SIM_TARGETS = {
     t: (TARGET_REGISTRY[t].params["process"], TARGET_REGISTRY[t].params["values"])
@@ -37,7 +49,7 @@ rule conformal_simulate_chunk:
         first=lambda wc: CP_CHUNKS[wc.model][int(wc.chunk)][0],
         n_sims=lambda wc: CP_CHUNKS[wc.model][int(wc.chunk)][1],
         seed=SEED,
-        cp=CP,
+        cp=CP_FIXED,
         fsc="--finite-sample-correction" if CP["finite_sample_correction"] else "",
     shell:
         "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
@@ -47,13 +59,80 @@ rule conformal_simulate_chunk:
         " --n-test {params.cp[n_test]} --alpha {params.cp[alpha]} {params.fsc} --out {output} > {log} 2>&1"
 
 
+# the simulations a precision job is projected to need (its cost): conditional sd measured at a few
+# dependence levels, config/job_costs.yaml
+CP_SD = JOB_COSTS["rules"]["conformal_simulate_point"]["conditional_sd"]
+CP_EXPECTED = lambda wc: projected_sims(
+    wc.process,
+    float(wc.param),
+    CP_SD[wc.process],
+    n_max=n_sims_for(CP["n_sims"], wc.model),
+    **CP_PRECISION,
+)
+
+
+rule conformal_simulate_point:
+    output:
+        "results/conformal/sims/{process}/{model}/{param}/precision.parquet",
+    log:
+        "results/logs/conformal/sims/{process}/{model}/{param}/precision.log",
+    benchmark:
+        "results/benchmarks/conformal/sims/{process}/{model}/{param}/precision.tsv"
+    wildcard_constraints:
+        process=wildcard_pattern(sorted({p for p, _ in CP_SIM_TARGETS.values()})),
+        model="boosting|forest|network",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        **measured("conformal_simulate_point", units=CP_EXPECTED),
+    params:
+        n_sims=lambda wc: n_sims_for(CP["n_sims"], wc.model),
+        expected_sims=CP_EXPECTED,
+        seed=SEED,
+        cp=CP,
+        fsc="--finite-sample-correction" if CP["finite_sample_correction"] else "",
+    shell:
+        "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
+        " boostcm conformal simulate --process {wildcards.process} --param {wildcards.param}"
+        " --model {wildcards.model} --first 0 --count {params.n_sims} --seed {params.seed}"
+        " --n-lags {params.cp[n_lags]} --n-train {params.cp[n_train]} --n-cal {params.cp[n_cal]}"
+        " --n-test {params.cp[n_test]} --alpha {params.cp[alpha]} {params.fsc}"
+        " --half-width {params.cp[precision][half_width]} --level {params.cp[precision][level]}"
+        " --batch {params.cp[precision][batch]} --min-sims {params.cp[precision][min_sims]}"
+        " --out {output} > {log} 2>&1"
+
+
+# per model, the names of a grid point's per-simulation files: its chunks, or under the precision
+# option one file (none for a model given no simulations)
+CP_SIM_NAMES = {
+    m: [f"chunk{c}" for c in range(len(CP_CHUNKS[m]))] for m in CP["models"]
+}
+if CP_PRECISE:
+    CP_SIM_NAMES = {
+        m: ["precision"] if n_sims_for(CP["n_sims"], m) else [] for m in CP["models"]
+    }
+
+
+# the table's precision columns (none for the fixed protocol, whose command stays as it was)
+CP_TABLE_PRECISION = ""
+if CP_PRECISE:
+    CP_TABLE_PRECISION = (
+        (
+            " --half-width {half_width} --level {level} --batch {batch} --min-sims {min_sims}"
+        ).format(**CP_PRECISION)
+        + " --max-sims "
+        + " ".join(f"{m}={n_sims_for(CP['n_sims'], m)}" for m in CP["models"])
+    )
+
+
 rule conformal_coverage_table:
     input:
         lambda wc: [
-            f"results/conformal/sims/{CP_SIM_TARGETS[wc.target][0]}/{m}/{format_param(v)}/chunk{c}.parquet"
+            f"results/conformal/sims/{CP_SIM_TARGETS[wc.target][0]}/{m}/{format_param(v)}/{name}.parquet"
             for m in CP["models"]
             for v in CP[CP_SIM_TARGETS[wc.target][1]]
-            for c in range(len(CP_CHUNKS[m]))
+            for name in CP_SIM_NAMES[m]
         ],
     output:
         report(
@@ -73,8 +152,10 @@ rule conformal_coverage_table:
         CONDA_ENV
     resources:
         **measured("conformal_coverage_table"),
+    params:
+        precision=CP_TABLE_PRECISION,
     shell:
-        "boostcm conformal table {input} --out {output} > {log} 2>&1"
+        "boostcm conformal table {input}{params.precision} --out {output} > {log} 2>&1"
 
 
 rule conformal_coverage_notebook:

@@ -104,6 +104,7 @@ from .conformal import (
     correction_verdict,
     coverage_check,
     coverage_verdict,
+    stopping_rule,
 )
 from .conformal_bounds import (
     BOUND_COVERAGE_RULE,
@@ -318,6 +319,7 @@ __all__ = [
     "CoverageCheck",
     "coverage_check",
     "coverage_verdict",
+    "stopping_rule",
     "CORRECTION_RULE",
     "CorrectionLevel",
     "CorrectionCheck",

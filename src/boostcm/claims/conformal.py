@@ -120,6 +120,54 @@ def _coverage_rule(target_id: str) -> str:
     )
 
 
+_PRECISION_COLUMNS = ("half_width", "target_half_width", "precision_level", "min_sims", "batch")
+_PRECISION_COLUMNS += ("max_sims",)
+
+
+def stopping_rule(table: pd.DataFrame) -> str | None:
+    """The stopping rule of a CP-F1.1 / CP-F4.1 table made under the precision option, in words,
+    with the simulations used and half-widths achieved; None for the fixed protocol's table.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A coverage table (``boostcm conformal table``); under the precision option it has the
+        columns ``half_width``, ``target_half_width``, ``precision_level``, ``min_sims``,
+        ``batch``, ``max_sims`` and ``n_sims``.
+
+    Returns
+    -------
+    str or None
+        The rule, or None when the table has no precision columns.
+
+    Raises
+    ------
+    ValueError
+        Only some of the precision columns, or more than one rule in the table.
+    """
+    present = [c for c in _PRECISION_COLUMNS if c in table.columns]
+    if not present:
+        return None
+    if len(present) != len(_PRECISION_COLUMNS):
+        raise ValueError(f"coverage table: partial precision columns {present}")
+    rule_cols = ["target_half_width", "precision_level", "min_sims", "batch"]
+    if len(table[rule_cols].drop_duplicates()) != 1:
+        raise ValueError("coverage table: more than one stopping rule")
+    target, level, first, batch = table[rule_cols].iloc[0]
+    caps = "/".join(str(int(c)) for c in sorted(set(table["max_sims"])))
+    met = table["half_width"] <= target
+    sims = table["n_sims"]
+    return (
+        f"precision target, not the thesis' fixed 10 000 simulations per point: simulations run in "
+        f"index order, first look at {int(first)}, then every {int(batch)}; a point stops when the "
+        f"{level:.0%} Student t interval of its mean conditional coverage probability (sample sd) "
+        f"has half-width <= {target:g}, or at {caps} simulations. Simulations used "
+        f"{int(sims.min())}-{int(sims.max())} (total {int(sims.sum())}); "
+        f"{int(met.sum())} of {len(table)} points met the target, achieved half-width "
+        f"{table['half_width'].min():.4f}-{table['half_width'].max():.4f}"
+    )
+
+
 @dataclass(frozen=True)
 class CoveragePoint:
     """One (model, grid value) of a CP-F1.1 / CP-F4.1 table as :func:`coverage_check` saw it.
@@ -201,6 +249,9 @@ class CoverageCheck:
         The iid level of quantile (4.1) for the run's n_cal.
     grid_values : int
         Distinct dependence values of the grid.
+    stopping : str or None
+        The precision option's stopping rule (:func:`stopping_rule`); None for the fixed
+        protocol.
     """
 
     target_id: str
@@ -208,6 +259,7 @@ class CoverageCheck:
     family_wise_level: float
     iid_level: float
     grid_values: int
+    stopping: str | None = None
 
     def where(self, flag: str) -> list:
         """The points whose :class:`CoveragePoint` property ``flag`` is true (``"checked"``,
@@ -293,7 +345,8 @@ def coverage_check(table: pd.DataFrame, target_id: str, alpha: float, n_cal: int
     rows = zip(t.index, t[[*cols, "conditional_se"]].itertuples(index=False))
     points = tuple(CoveragePoint(*r, *highs.get(i, (None, None))) for i, r in rows)
     iid_level = quantile_rank(int(n_cal), 1 - float(alpha)) / (int(n_cal) + 1)
-    return CoverageCheck(target_id, points, fw_level, iid_level, int(t["dependence"].nunique()))
+    grid_values = int(t["dependence"].nunique())
+    return CoverageCheck(target_id, points, fw_level, iid_level, grid_values, stopping_rule(t))
 
 
 _POINT_KEYS = ("model", "dependence", "coverage", "n_sims", "fw_high", "pointwise_high")
@@ -420,6 +473,8 @@ def _render_coverage(check: CoverageCheck) -> Verdict:
         f"Grid: {check.grid_values} values, {min(sims)}-{max(sims)} simulations per point (paper: "
         f"10 000); iid level with quantile (4.1) = {check.iid_level:.4f}."
     )
+    if check.stopping is not None:
+        summary += f" Stopping rule: {check.stopping}."
     claims = [
         _claim(_COVERAGE_FIRST_HALF[target_id], check.agrees, head + bonferroni + pw_text),
         _claim(
@@ -443,6 +498,8 @@ def _render_coverage(check: CoverageCheck) -> Verdict:
         "cells": _coverage_cells(check),
         "claims": claims,
     }
+    if check.stopping is not None:
+        details["stopping_rule"] = check.stopping
     status = "agrees" if check.agrees else "deviates"
     return Verdict(
         target_id,

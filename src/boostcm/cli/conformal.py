@@ -12,11 +12,7 @@ from ._common import add_command, require, write_csv
 def _simulate(args) -> None:
     from ..experiments.conformal import simulate_coverage
 
-    df = simulate_coverage(
-        args.process,
-        args.param,
-        args.model,
-        range(args.first, args.first + args.count),
+    settings = dict(
         seed=args.seed,
         n_lags=args.n_lags,
         n_train=args.n_train,
@@ -25,7 +21,29 @@ def _simulate(args) -> None:
         alpha=args.alpha,
         finite_sample_correction=args.finite_sample_correction,
     )
-    write_parquet(args.out, df, {k: v for k, v in vars(args).items() if k not in ("func", "out")})
+    meta = {k: v for k, v in vars(args).items() if k not in ("func", "out")}
+    if args.half_width is None:
+        sims = range(args.first, args.first + args.count)
+        df = simulate_coverage(args.process, args.param, args.model, sims, **settings)
+        for k in ("half_width", "level", "batch", "min_sims"):
+            meta.pop(k)  # the fixed protocol's metadata stays as it was
+    else:
+        from ..experiments.conformal import simulate_to_precision
+
+        if args.first != 0:
+            raise ValueError("--half-width runs a grid point from simulation 0: give --first 0")
+        df = simulate_to_precision(
+            args.process,
+            args.param,
+            args.model,
+            half_width=args.half_width,
+            level=args.level,
+            batch=args.batch,
+            min_sims=args.min_sims,
+            n_max=args.count,
+            **settings,
+        )
+    write_parquet(args.out, df, meta)
 
 
 def _table(args) -> None:
@@ -34,7 +52,17 @@ def _table(args) -> None:
     if not args.chunks:
         raise ValueError("no chunk files given")
     frames = [pd.read_parquet(p) for p in args.chunks]
-    write_csv(args.out, aggregate_coverage(pd.concat(frames, ignore_index=True)))
+    precision = None
+    if args.half_width is not None:
+        caps = dict(item.split("=", 1) for item in args.max_sims or ())
+        precision = dict(
+            half_width=args.half_width,
+            level=args.level,
+            batch=args.batch,
+            min_sims=args.min_sims,
+            max_sims={m: int(n) for m, n in caps.items()},
+        )
+    write_csv(args.out, aggregate_coverage(pd.concat(frames, ignore_index=True), precision))
 
 
 def _bounds_chunk(args) -> None:
@@ -65,6 +93,20 @@ def _bounds_runs(args) -> None:
     write_parquet(args.out, df, {"chunks": len(args.inputs), "settings": settings})
 
 
+def _precision_options(parser, what: str) -> None:
+    """The precision rule's options (config ``conformal.precision``); `what` starts the help of
+    ``--half-width``."""
+    parser.add_argument(
+        "--half-width",
+        type=float,
+        help=what + "t interval of the mean conditional coverage has at most this half-width "
+        "(--count = the cap)",
+    )
+    parser.add_argument("--level", type=float, default=0.99, help="level of that interval")
+    parser.add_argument("--batch", type=int, default=100, help="simulations between two looks")
+    parser.add_argument("--min-sims", type=int, default=200, help="simulations of the first look")
+
+
 def register(sub) -> None:
     """Add ``conformal`` (simulate, table) and ``conformal-bounds`` (chunk, runs) to `sub`.
 
@@ -82,9 +124,14 @@ def register(sub) -> None:
     ints = ("--first", "--count", "--seed", "--n-lags", "--n-train", "--n-cal", "--n-test")
     require(s, *ints, type=int)
     s.add_argument("--finite-sample-correction", action="store_true")
+    _precision_options(s, "run from simulation 0 in batches until the ")
     require(s, "--out")
     ct = add_command(cps, "table", _table, "coverage table (csv) from chunk parquet files")
     ct.add_argument("chunks", nargs="*")
+    _precision_options(ct, "add the precision columns of the rule: ")
+    ct.add_argument(
+        "--max-sims", nargs="+", metavar="MODEL=N", help="per model, the rule's simulation cap"
+    )
     require(ct, "--out")
 
     b = sub.add_parser("conformal-bounds", help="beta-mixing bound experiments (CP-F4.2b)")
