@@ -11,6 +11,7 @@ needs a file the mirror lacks skips, saying so; with ``CI`` or ``BOOSTCM_REQUIRE
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import lzma
@@ -33,6 +34,13 @@ def missing_data(reason: str):
     """Skip a test whose data files are absent, or fail it where the mirror is required."""
     if REQUIRE_MIRROR:
         pytest.fail(f"{reason} (CI or BOOSTCM_REQUIRE_MIRROR=1: data must be present)")
+    pytest.skip(reason)
+
+
+def missing_tool(reason: str, switch: str):
+    """Skip a test whose tool is absent, or fail it under ``CI`` or where ``switch`` is ``1``."""
+    if os.environ.get("CI") or os.environ.get(switch) == "1":
+        pytest.fail(f"{reason} (CI or {switch}=1: the tool must be present)")
     pytest.skip(reason)
 
 
@@ -143,6 +151,30 @@ def run_snakemake(args, cwd, env, check=True):
     return proc
 
 
+# What is not a result: logs, timings, Snakemake's own state.
+NOT_RESULTS = ("logs", "benchmarks")
+
+
+def workflow_results(work: Path) -> dict[str, bytes]:
+    """The bytes of every result file under `work`/results, by relative path."""
+    root = work / "results"
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.relative_to(root).parts[0] not in NOT_RESULTS
+    }
+
+
+def assert_same_results(work: Path, reference: Path):
+    """Every result file of `work` exists in `reference` with the same bytes."""
+    ours, ref = workflow_results(work), workflow_results(reference)
+    assert ours, "no results"
+    missing = sorted(set(ours) - set(ref))
+    assert not missing, missing
+    differ = sorted(name for name in ours if ours[name] != ref[name])
+    assert not differ, f"not byte-identical to the reference run: {differ}"
+
+
 def scratch_copy(work: Path) -> Path:
     """What the workflow needs of the repository, copied into `work`."""
     for item in ("workflow", "config", "notebooks", "envs", "benchmarks/results/hypotheses"):
@@ -150,11 +182,53 @@ def scratch_copy(work: Path) -> Path:
     return work
 
 
-@pytest.fixture(scope="session")
-def ci_workflow(tmp_path_factory):
-    """(work folder, environment) of one run of the CI profile, from the data mirror."""
-    work = scratch_copy(tmp_path_factory.mktemp("wf"))
+def _ci_env() -> dict[str, str]:
     env = dict(os.environ, BOOSTCM_DATA_MIRROR=str(data_mirror()))
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    run_snakemake(["--cores", "2", "--configfile", "config/ci.yaml"], work, env)
-    return work, env
+    return env
+
+
+def _built_ci_profile(shared: Path) -> Path:
+    """The CI profile built in `shared`/ci-profile once for the whole test session: the first
+    pytest-xdist worker to ask builds it (an exclusive lock on a file beside it), the others
+    wait and reuse it. A copy of its results, `shared`/ci-profile-reference/results, is the
+    reference that tests in other workers compare with while the profile's own group changes
+    and restores files of the original."""
+    work, reference = shared / "ci-profile", shared / "ci-profile-reference"
+    done = shared / "ci-profile.done"
+    with open(shared / "ci-profile.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            for folder in (work, reference):
+                shutil.rmtree(folder, ignore_errors=True)  # a build cut off in another worker
+            work.mkdir(parents=True)
+            run_snakemake(
+                ["--cores", "2", "--configfile", "config/ci.yaml"], scratch_copy(work), _ci_env()
+            )
+            shutil.copytree(work / "results", reference / "results", symlinks=True)
+            done.touch()
+    return work
+
+
+def _session_shared_tmp(tmp_path_factory) -> Path:
+    """A folder all pytest-xdist workers of this session share (the parent of their own)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def ci_workflow(tmp_path_factory):
+    """(work folder, environment) of the one run of the CI profile, from the data mirror.
+
+    Only the tests of the ``ci_profile`` xdist group (one worker, one at a time) use it: some
+    change its files or run Snakemake in it. Tests elsewhere use `ci_reference`."""
+    return _built_ci_profile(_session_shared_tmp(tmp_path_factory)), _ci_env()
+
+
+@pytest.fixture(scope="session")
+def ci_reference(tmp_path_factory):
+    """(folder with the CI profile's results, environment): a copy no test changes, for tests in
+    any worker that compare their own runs with the profile's."""
+    shared = _session_shared_tmp(tmp_path_factory)
+    _built_ci_profile(shared)
+    return shared / "ci-profile-reference", _ci_env()

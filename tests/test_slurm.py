@@ -3,10 +3,12 @@
 A few cheap targets of the CI profile go through ``--workflow-profile workflow/profiles/slurm``:
 every non-local job is submitted with ``sbatch``, the results equal those of a local run byte
 for byte, and SLURM's job-completion record shows each job with the time limit, CPUs and memory
-the profile asked for. A job failing in its code is submitted once more (the profile's
-``retries: 1``) and then reported, leaving no output; a job cancelled by the scheduler
-(``scancel``) is reported, leaves no output, and a rerun submits it alone. Skipped where the SLURM and munge packages
-are not installed (``.ci/run`` installs them on Debian) or the tests do not run as root.
+the profile asked for. One run of a small workflow then meets every fault at once: a job killed
+at its time limit is rerun with twice the limit, a job failing in its code is submitted once more
+(the profile's ``retries: 1``) and then reported, leaving no output, and a job cancelled by the
+scheduler (``scancel``) is reported, leaves no output, and a rerun submits it alone. Where the
+SLURM and munge packages are not installed (``.ci/run`` installs them on Debian) or the tests do
+not run as root, they skip, or fail under ``CI`` or ``BOOSTCM_REQUIRE_SLURM=1``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ import time
 from pathlib import Path
 
 import pytest
-from test_workflow_e2e import _assert_same_results, _run, _scratch_copy
+from conftest import assert_same_results, missing_tool
+from conftest import run_snakemake as _run
+from conftest import scratch_copy as _scratch_copy
 
 from boostcm.experiments import cost
 
@@ -64,14 +68,17 @@ def _missing() -> str | None:
 def cluster(tmp_path_factory):
     reason = _missing()
     if reason:
-        pytest.skip(reason)
+        missing_tool(reason, "BOOSTCM_REQUIRE_SLURM")
     state = tmp_path_factory.mktemp("slurm")
     start = subprocess.run(
         ["bash", str(CLUSTER), "start", str(state)], capture_output=True, text=True, timeout=120
     )
     try:
         if start.returncode != 0:
-            pytest.skip(f"the test SLURM cluster did not start: {start.stderr.strip()[-500:]}")
+            missing_tool(
+                f"the test SLURM cluster did not start: {start.stderr.strip()[-500:]}",
+                "BOOSTCM_REQUIRE_SLURM",
+            )
         yield state
     finally:
         subprocess.run(["bash", str(CLUSTER), "stop", str(state)], timeout=120)
@@ -122,80 +129,21 @@ def test_every_job_goes_through_sbatch_and_matches_a_local_run(cluster, runs):
         tres = dict(kv.split("=") for kv in rec["Tres"].split(","))
         assert tres["mem"] == f"{asked['mem_mb']}M", rec
         assert Path(rec["WorkDir"]) == remote
-    _assert_same_results(remote, local)
+    assert_same_results(remote, local)
 
 
-def test_a_job_failing_in_its_code_is_retried_once_then_reported(cluster, env, runs):
-    _, remote, _ = runs
-    raw = remote / "results/data/raw/heart/processed.cleveland.data"
-    raw.chmod(0o644)
-    raw.write_text("not,a,heart,row\n")  # newer than its output: process_dataset reruns and fails
-    proc = _run(
-        [TARGETS[0], *SLURM_ARGS, "--configfile", "config/ci.yaml"], remote, env, check=False
-    )
-    assert proc.returncode != 0
-    submitted = SUBMITTED.findall(proc.stdout + proc.stderr)
-    assert len(submitted) == 2, submitted  # the first attempt and the profile's one retry
-    records = _jobcomp(cluster)
-    assert [records[j]["JobState"] for j in submitted] == ["FAILED", "FAILED"]
-    assert not (remote / TARGETS[0]).exists()
-
-
-def _running_job(work: Path, dataset: str, env: dict, timeout: float = 900) -> str:
-    """The SLURM id of the running job of `work` that processes `dataset`, once it runs."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        out = subprocess.run(
-            ["squeue", "-h", "-t", "RUNNING", "-o", "%i|%k|%Z"],
-            capture_output=True,
-            text=True,
-            env=env,
-        ).stdout
-        for line in out.splitlines():
-            job, comment, workdir = line.split("|")
-            if Path(workdir) == work and comment.endswith(f"_{dataset}"):
-                return job
-        time.sleep(1)
-    raise AssertionError(f"no running job for {dataset} in {work}")
-
-
-def test_a_job_cancelled_by_the_scheduler_is_reported_and_a_rerun_does_only_the_rest(
-    cluster, env, tmp_path
-):
-    work = _scratch_copy(tmp_path)
-    args = [*TARGETS, *SLURM_ARGS, "--configfile", "config/ci.yaml"]
-    log_path = tmp_path / "cancelled-run.log"
-    with open(log_path, "w") as log_file:
-        run = subprocess.Popen(
-            [sys.executable, "-m", "snakemake", *args, "--keep-going", "--retries", "0"],
-            cwd=work,
-            env=env,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-        )
-        cancelled = _running_job(work, "heart", env)
-        subprocess.run(["scancel", cancelled], env=env, check=True)
-        run.wait(timeout=1800)
-    out = log_path.read_text()
-    assert run.returncode != 0
-    assert f"SLURM-job '{cancelled}' failed, SLURM status is: 'CANCELLED'" in out, out[-3000:]
-    assert not (work / TARGETS[0]).exists()  # no partial output of the cancelled job
-    assert (work / TARGETS[1]).exists()  # --keep-going: the other job finished
-    assert _jobcomp(cluster)[cancelled]["JobState"] == "CANCELLED"
-    rerun = _run(args, work, env)
-    log = rerun.stdout + rerun.stderr
-    assert len(SUBMITTED.findall(log)) == 1, log[-3000:]  # only the cancelled job again
-    assert "fetch_" not in log  # no finished job redone
-    assert (work / TARGETS[0]).exists()
-
-
-# A job that cannot finish within its first time limit: 1 minute at the first attempt (the table's
-# minimum), 2 at the retry (D118). Under a 1-minute limit it works 150 s: SLURM checks limits every
-# 30 s, so it is killed between 60 and 90 s. Its length follows its limit: under the retry's
-# 2 minutes it finishes at once, rather than working 60-120 s while the SLURM executor polls at
-# growing intervals (2, 14, 36, 68, 110 s after a submission). Were the limit not doubled, the
-# retry would work 150 s again and time out too.
-SLOW_SNAKEFILE = """
+# The faults, all in one run of a workflow of four rules, because most of each scenario's time is
+# waiting (SLURM's limit checks, the executor's polls), which they can share:
+# * `slow` cannot finish within its first time limit: 1 minute at the first attempt (the table's
+#   minimum), 2 at the retry (D118). Under a 1-minute limit it works 150 s: SLURM checks limits
+#   every 30 s, so it is killed between 60 and 90 s. Under the retry's 2 minutes it finishes at
+#   once; were the limit not doubled, the retry would work 150 s again and time out too.
+# * `fails` fails in its code after writing part of its output: retried once (the profile's
+#   `retries: 1`), then reported, leaving no output.
+# * `held` waits until the test cancels it with scancel (its own `retries: 0`, so the cancellation
+#   is final); a rerun, once it is released, submits it alone.
+# * `quick` succeeds: --keep-going finishes it whatever the others do.
+FAULTS_SNAKEFILE = """
 from boostcm.experiments.cost import rule_resources
 
 COSTS = {
@@ -214,18 +162,111 @@ rule slow:
         "echo started > {output}.part"
         " && if [ {resources.runtime} -lt 2 ]; then sleep 150; fi"
         " && mv {output}.part {output}"
+
+
+rule fails:
+    output:
+        "fails.txt",
+    resources:
+        **rule_resources("fails", COSTS),
+    shell:
+        "echo partial > {output} && exit 3"
+
+
+rule held:
+    output:
+        "held.txt",
+    retries: 0
+    resources:
+        **rule_resources("held", COSTS),
+    shell:
+        "if [ ! -e release ]; then sleep 600; fi; echo done > {output}"
+
+
+rule quick:
+    output:
+        "quick.txt",
+    resources:
+        **rule_resources("quick", COSTS),
+    shell:
+        "echo done > {output}"
 """
+FAULT_TARGETS = ["slow.txt", "fails.txt", "held.txt", "quick.txt"]
+# "Job 3 has been submitted with SLURM jobid 12 (log: .../slurm_logs/rule_held/12.log)."
+SUBMITTED_RULE = re.compile(r"submitted with SLURM jobid (\d+) \(log: \S*?/rule_(\w+)/")
 
 
-def test_a_job_killed_at_its_time_limit_is_rerun_with_twice_the_limit(cluster, env, tmp_path):
-    (tmp_path / "Snakefile").write_text(SLOW_SNAKEFILE)
+def _submissions(log: str) -> dict[str, list[str]]:
+    """The SLURM job ids each rule was submitted as, in order."""
+    by_rule: dict[str, list[str]] = {}
+    for job, rule in SUBMITTED_RULE.findall(log):
+        by_rule.setdefault(rule, []).append(job)
+    return by_rule
+
+
+def _running_job(work: Path, comment: str, env: dict, timeout: float = 900) -> str:
+    """The SLURM id of the running job of `work` whose comment is `comment`, once it runs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        out = subprocess.run(
+            ["squeue", "-h", "-t", "RUNNING", "-o", "%i|%k|%Z"],
+            capture_output=True,
+            text=True,
+            env=env,
+        ).stdout
+        for line in out.splitlines():
+            job, job_comment, workdir = line.split("|")
+            if Path(workdir) == work and job_comment == comment:
+                return job
+        time.sleep(1)
+    raise AssertionError(f"no running job {comment} in {work}")
+
+
+def test_time_limits_failures_and_cancellations_are_retried_or_reported(cluster, env, tmp_path):
+    """A job killed at its time limit is rerun with twice the limit; a job failing in its code is
+    retried once, then reported, leaving no output; a job cancelled by the scheduler is reported,
+    leaves no output, and a rerun submits it alone; the other jobs finish (--keep-going)."""
+    (tmp_path / "Snakefile").write_text(FAULTS_SNAKEFILE)
     # the project's profile by absolute path: this workflow lives in another directory
     args = ["--workflow-profile", str(ROOT / "workflow" / "profiles" / "slurm"), *SLURM_ARGS[2:]]
-    proc = _run(["slow.txt", "--jobs", "1", *args], tmp_path, env)
-    log = proc.stdout + proc.stderr
-    submitted = SUBMITTED.findall(log)
-    assert len(submitted) == 2, log[-3000:]  # the first attempt and the profile's retry
+    log_path = tmp_path / "faults.log"
+    with open(log_path, "w") as log_file:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "snakemake", *FAULT_TARGETS, *args, "--keep-going"],
+            cwd=tmp_path,
+            env=env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            cancelled = _running_job(tmp_path, "rule_held", env)
+            subprocess.run(["scancel", cancelled], env=env, check=True)
+            run.wait(timeout=900)
+        finally:
+            if run.poll() is None:
+                run.kill()
+                run.wait()
+    log = log_path.read_text()
+    assert run.returncode != 0, log[-3000:]
+    submitted = _submissions(log)
     records = _jobcomp(cluster)
-    assert [records[j]["JobState"] for j in submitted] == ["TIMEOUT", "COMPLETED"], records
-    assert [records[j]["TimeLimit"] for j in submitted] == ["1", "2"]
+    states = {rule: [records[j]["JobState"] for j in jobs] for rule, jobs in submitted.items()}
+    assert states == {
+        "slow": ["TIMEOUT", "COMPLETED"],
+        "fails": ["FAILED", "FAILED"],  # the first attempt and the profile's one retry
+        "held": ["CANCELLED"],
+        "quick": ["COMPLETED"],
+    }, log[-3000:]
+    assert [records[j]["TimeLimit"] for j in submitted["slow"]] == ["1", "2"]
+    assert f"SLURM-job '{cancelled}' failed, SLURM status is: 'CANCELLED'" in log, log[-3000:]
     assert (tmp_path / "slow.txt").read_text() == "started\n"
+    assert (tmp_path / "quick.txt").read_text() == "done\n"
+    assert not (tmp_path / "fails.txt").exists()  # no partial output of the failed job
+    assert not (tmp_path / "held.txt").exists()  # nor of the cancelled one
+
+    (tmp_path / "release").touch()
+    rerun = _run(["slow.txt", "held.txt", "quick.txt", *args], tmp_path, env)
+    # the cancelled job alone, once
+    assert [len(jobs) for jobs in _submissions(rerun.stdout + rerun.stderr).values()] == [1]
+    assert list(_submissions(rerun.stdout + rerun.stderr)) == ["held"]
+    assert (tmp_path / "held.txt").read_text() == "done\n"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SNAKEMAKE, scratch_copy
-from test_workflow_e2e import HELD, HELD_RULE, _default_sigint
+from test_workflow_rerun import HELD, HELD_RULE, _default_sigint
 
 from boostcm.experiments.workflow import (
     LOCK_DIR,
