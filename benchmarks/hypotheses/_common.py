@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import yaml
-
 from _rules import outcome
 
 ROOT = Path(__file__).resolve().parents[2]

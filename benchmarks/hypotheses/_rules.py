@@ -23,7 +23,7 @@ def _as_list(value):
 
 
 def outcome(rule_params: dict, measured: dict) -> str:
-    """"holds" or "does not hold" for the measured numbers under the rule.
+    """Return "holds" or "does not hold" for the measured numbers under the rule.
 
     Parameters
     ----------
