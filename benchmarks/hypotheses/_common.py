@@ -50,3 +50,28 @@ def write_result(family: str, hypothesis_id: str, measured: dict, statement, cpu
     path.write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps(out, indent=2), flush=True)
     return out
+
+
+PARTS = ROOT / "results" / "hypotheses" / "parts"  # under the git-ignored results/
+
+
+def part(hypothesis_id: str, name: str, compute, only=None) -> dict | None:
+    """A cached piece of a hypothesis's measurement, so that pieces run in parallel processes.
+
+    Returns the cached dict of (`hypothesis_id`, `name`), computing and caching ``compute()``
+    (a dict of numbers; ``cpu_seconds`` is added) when absent. When `only` is given and is not
+    `name`, nothing is computed and None is returned for a missing piece.
+    """
+    import time
+
+    path = PARTS / f"{hypothesis_id}--{name}.json"
+    if path.is_file():
+        return json.loads(path.read_text())
+    if only is not None and only != name:
+        return None
+    t0 = time.process_time()
+    out = dict(compute())
+    out["cpu_seconds"] = time.process_time() - t0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    return out
