@@ -31,18 +31,25 @@ def main(only=None):
     base = ShiftSettings(**{f.name: cal[f.name] for f in dataclasses.fields(ShiftSettings)})
     ece = {}
     cpu = {}
-    for trees in (10, 100):
+    for trees, chunk in ((10, 5), (100, 2)):  # pieces of `chunk` runs, for parallel processes
+        got_all = {"raw": [], "weighted": []}
+        cpu[trees] = 0.0
+        for first in range(RUNS.start, RUNS.stop, chunk):
+            sims = range(first, min(first + chunk, RUNS.stop))
 
-        def compute(trees=trees):
-            st = dataclasses.replace(base, n_trees=trees)
-            rows = [run_shift_simulation(s, seed=cfg["seed"], settings=st)[0] for s in RUNS]
-            return {m: [float(r[f"ece_{m}"]) for r in rows] for m in ("raw", "weighted")}
+            def compute(trees=trees, sims=sims):
+                st = dataclasses.replace(base, n_trees=trees)
+                rows = [run_shift_simulation(s, seed=cfg["seed"], settings=st)[0] for s in sims]
+                return {m: [float(r[f"ece_{m}"]) for r in rows] for m in ("raw", "weighted")}
 
-        got = part("GUPTA-F2-forest-10-trees", f"trees{trees}", compute, only)
-        if got is None:
-            continue
-        cpu[trees] = got.pop("cpu_seconds")
-        ece[trees] = {m: np.asarray(v) for m, v in got.items()}
+            name = f"trees{trees}-runs{sims.start}-{sims.stop - 1}"
+            got = part("GUPTA-F2-forest-10-trees", name, compute, only)
+            if got is None:
+                continue
+            cpu[trees] += got.pop("cpu_seconds")
+            for m in got_all:
+                got_all[m] += got[m]
+        ece[trees] = {m: np.asarray(v) for m, v in got_all.items()}
     if only is not None:
         return
     d = ece[10]["raw"] - ece[10]["weighted"]
