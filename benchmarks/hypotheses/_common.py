@@ -62,9 +62,14 @@ def part(hypothesis_id: str, name: str, compute, only=None) -> dict | None:
     (a dict of numbers; ``cpu_seconds`` is added) when absent. When `only` is given and is not
     `name`, nothing is computed and None is returned for a missing piece.
     """
+    import os
     import time
 
     path = PARTS / f"{hypothesis_id}--{name}.json"
+    if only is None and os.environ.get("HYPOTHESES_WAIT"):  # pieces run in other processes
+        while not path.is_file():
+            time.sleep(10)
+        time.sleep(1)  # let the writer finish
     if path.is_file():
         return json.loads(path.read_text())
     if only is not None and only != name:
