@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import yaml
-from _rules import outcome
+
+from boostcm.claims.hypotheses import outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"

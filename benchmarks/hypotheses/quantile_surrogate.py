@@ -4,7 +4,7 @@
 
 Each id runs the library's experiment functions at the workflow's settings (the config schema's
 defaults) on the subset its declaration names, and writes benchmarks/results/hypotheses/<id>.json
-judged by the declared rule (``_rules.outcome``). Needs $BOOSTCM_DATA_MIRROR for the datasets.
+judged by the declared rule (``boostcm.claims.hypotheses.outcome``). Needs $BOOSTCM_DATA_MIRROR for the datasets.
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ REASON_KEYS = ("explanation", "protocol_gap")
 RULE_KINDS = {
     "at_most": ({"measure", "threshold"}, set()),
     "at_least": ({"measure", "threshold"}, set()),
-    "closer_to_published": ({"measure", "baseline", "published"}, {"margin"}),
+    "closer_to_published": ({"measure", "baseline", "published"}, {"margin", "strict"}),
     "within_se": ({"measure", "published", "se"}, {"multiple"}),
     "all": ({"rules"}, set()),
     "any": ({"rules"}, set()),
@@ -217,6 +217,8 @@ def evaluate_rule(params: Mapping, measured: Mapping) -> bool:
     if kind == "closer_to_published":
         baseline = _number(measured, params["baseline"], where)
         margin = _number(measured, params.get("margin", 0.0), where)
+        if params.get("strict", False):
+            return abs(value - published) + margin < abs(baseline - published)
         return abs(value - published) + margin <= abs(baseline - published)
     se = _number(measured, params["se"], where)
     multiple = _number(measured, params.get("multiple", 2.0), where)
@@ -276,7 +278,8 @@ def rule_text(params: Mapping) -> str:
         margin = params.get("margin", 0)
         plus = f" + {margin}" if margin else ""
         pub = params["published"]
-        return f"|{params['measure']} − {pub}|{plus} ≤ |{params['baseline']} − {pub}|"
+        less = "<" if params.get("strict", False) else "≤"
+        return f"|{params['measure']} − {pub}|{plus} {less} |{params['baseline']} − {pub}|"
     return (
         f"|{params['measure']} − {params['published']}| ≤ "
         f"{params.get('multiple', 2)} × {params['se']}"
