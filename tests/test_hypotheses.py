@@ -53,6 +53,33 @@ HYPOTHESES_DIR = REPO / "config" / "hypotheses"
             {"v": 0.45, "b": 0.49},
             False,
         ),
+        (  # a tie: not farther holds, strictly closer does not
+            {"kind": "closer_to_published", "measure": "v", "baseline": "b", "published": 0.0},
+            {"v": 0.06, "b": 0.06},
+            True,
+        ),
+        (
+            {
+                "kind": "closer_to_published",
+                "measure": "v",
+                "baseline": "b",
+                "published": 0.0,
+                "strict": True,
+            },
+            {"v": 0.06, "b": 0.06},
+            False,
+        ),
+        (
+            {
+                "kind": "closer_to_published",
+                "measure": "v",
+                "baseline": "b",
+                "published": 0.0,
+                "strict": True,
+            },
+            {"v": 0.05, "b": 0.06},
+            True,
+        ),
         (
             {"kind": "within_se", "measure": "x", "published": 0.96, "se": "s"},
             {"x": 0.9, "s": 0.04},
