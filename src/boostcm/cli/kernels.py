@@ -106,8 +106,6 @@ def _baselines() -> None:
 
 
 def _conformal() -> None:
-    import numpy as np
-
     from ..conformal import (
         QUANTILE_MODELS,
         best_marginal_correction,
@@ -128,11 +126,8 @@ def _conformal() -> None:
     eps_test_conditional(5, 0.1, beta, 20, 0.1, 2)
     X, _ = _data()
     yr = X.sum(axis=1)
-    for name, model in QUANTILE_MODELS.items():
-        if name in ("boosting", "forest"):
-            m = model(alpha=0.1, random_state=0)
-            m.fit(X, yr).predict_interval(X)
-    np.zeros(1)
+    for name in ("boosting", "forest"):  # the numba ones
+        QUANTILE_MODELS[name](alpha=0.1, random_state=0).fit(X, yr).predict_interval(X)
 
 
 def _hashing() -> None:
@@ -158,10 +153,13 @@ def _hashing() -> None:
     }
     for method in ("ours", "tlsh", "klsh"):
         run_job(records, "warm-up", method, 2, [0], settings)
-    for method in ("learned", "minhash-banding", "learned-bands"):
-        blocker = Blocker(
-            fields=settings["fields"], method=method, min_reduction_ratio=0.5, random_state=0
-        )
+    for params in (
+        {"method": "learned"},
+        {"method": "learned", "k": 65, "L": 2},  # keys of more than 64 bits: _mix_words
+        {"method": "minhash-banding"},
+        {"method": "learned-bands", "min_reduction_ratio": 0.5},
+    ):
+        blocker = Blocker(fields=settings["fields"], random_state=0, **params)
         blocker.fit(records, records["entity_id"])
         pairs = blocker.candidate_pairs(records)
         blocker.candidate_pairs(records, records)
