@@ -20,32 +20,6 @@ import time
 
 from ._common import add_command
 
-#: The modules of boostcm that define ``cache=True`` kernels, warmed by :func:`compile_kernels`.
-KERNEL_MODULES = (
-    "boostcm._splitmix",
-    "boostcm.metrics._kernels",
-    "boostcm.exactboost._booster",
-    "boostcm.exactboost._exact",
-    "boostcm.exactboost._greedy",
-    "boostcm.exactboost._interval",
-    "boostcm.exactboost._reduced",
-    "boostcm.exactboost._search",
-    "boostcm.exactboost._workspace",
-    "boostcm.baselines.aatp",
-    "boostcm.baselines.dmks",
-    "boostcm.baselines.quantile",
-    "boostcm.baselines.rankboost",
-    "boostcm.baselines.toppush",
-    "boostcm.conformal._trees",
-    "boostcm.conformal.bounds",
-    "boostcm.conformal.processes",
-    "boostcm.hashing.blocker",
-    "boostcm.hashing.boosting",
-    "boostcm.hashing.lsh",
-    "boostcm.hashing.metrics",
-    "boostcm.hashing.vectorize",
-)
-
 
 def _data(n: int = 40, d: int = 3, seed: int = 0):
     """A tiny binary classification problem: float64 features (C order) and int64 labels."""
