@@ -14,7 +14,9 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 # and installs it, compiling bytecode once here: these machines set PYTHONDONTWRITEBYTECODE=1 (and
 # clusters often mount environments read-only), so without it every job would compile pandas,
 # scikit-learn and boostcm from source again. Where uv cannot be installed, pip installs unlocked
-# versions, saying so. $(VENV)/.installed-<extra>: the project installed (editable) with that extra.
+# versions, saying so. Then numba's kernels are compiled once into its cache (`boostcm
+# compile-kernels`), so that no job compiles them. $(VENV)/.installed-<extra>: the project
+# installed (editable) with that extra.
 UV = $(VENV)/bin/uv
 $(VENV)/.installed-%: pyproject.toml uv.lock
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +31,7 @@ $(VENV)/.installed-%: pyproject.toml uv.lock
 	fi
 	$(VENV)/bin/python -m compileall -q -j 0 src \
 	  $$($(VENV)/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	$(VENV)/bin/boostcm compile-kernels
 	touch $@
 
 install-workflow: $(VENV)/.installed-workflow

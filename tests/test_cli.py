@@ -36,6 +36,7 @@ COMMANDS = {
     "calibration": ["calibration"],
     "financial": ["financial"],
     "quantile_surrogate": ["quantile-surrogate"],
+    "kernels": ["compile-kernels"],
 }
 
 
@@ -74,7 +75,7 @@ def test_each_command_runs_a_handler_of_its_own_module():
         for func, module in handlers(parser, domain):
             assert func.__module__ == module.__name__
             found += 1
-    assert found == 34  # every runnable command (step) of boostcm
+    assert found == 35  # every runnable command (step) of boostcm
 
 
 def test_help_lists_every_command_and_the_script_is_the_package():
@@ -86,6 +87,38 @@ def test_help_lists_every_command_and_the_script_is_the_package():
     assert listed == [c for cs in COMMANDS.values() for c in cs]
     (script,) = [e for e in entry_points(group="console_scripts") if e.name == "boostcm"]
     assert script.value == "boostcm.cli:main"
+
+
+def test_a_command_builds_the_parser_of_its_module_only():
+    """``main`` parses a command with the parser of the module that registers it: a job does not
+    import the other domains' experiments (which their ``register`` may import for choices)."""
+    assert {k: list(v) for k, v in cli.COMMANDS.items()} == COMMANDS
+    for commands in COMMANDS.values():
+        for command in commands:
+            assert _commands(build_parser(command)) == commands
+    assert _commands(build_parser("no-such-command")) == _commands(build_parser())
+
+
+def test_the_command_line_starts_without_numerical_libraries():
+    """Parsing a command whose module imports nothing heavy at registration loads no numpy,
+    pandas, numba, scipy or scikit-learn: the handlers import what they use."""
+    heavy = ("numpy", "pandas", "numba", "scipy", "sklearn")
+    for command in (
+        "fetch",
+        "process",
+        "report",
+        "hashing",
+        "conformal",
+        "financial",
+        "compile-kernels",
+    ):
+        code = (
+            f"import sys; from boostcm.cli import build_parser; build_parser({command!r}); "
+            f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+        )
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip() == "[]", command
 
 
 def test_input_errors_are_one_line_with_status_1(tmp_path):

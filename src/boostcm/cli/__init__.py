@@ -21,15 +21,26 @@ from . import (
     exactboost,
     financial,
     hashing,
+    kernels,
     quantile_surrogate,
     report,
 )
 
-__all__ = ["DOMAINS", "build_parser", "is_input_error", "main"]
+__all__ = ["COMMANDS", "DOMAINS", "build_parser", "is_input_error", "main"]
 
 #: One module per domain, each with ``register(subparsers)`` beside its handlers; their order is
 #: the order of ``boostcm --help``.
-DOMAINS = (data, report, hashing, conformal, exactboost, calibration, financial, quantile_surrogate)
+DOMAINS = (
+    data,
+    report,
+    hashing,
+    conformal,
+    exactboost,
+    calibration,
+    financial,
+    quantile_surrogate,
+    kernels,
+)
 
 
 def is_input_error(exc: BaseException) -> bool:
@@ -70,9 +81,32 @@ def is_input_error(exc: BaseException) -> bool:
     return isinstance(exc, kinds)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: The top-level commands each module of :data:`DOMAINS` registers: ``main`` builds the parser of
+#: the invoked command's module only, since a module's ``register`` may import its experiments
+#: (for the choices of a flag) and with them numpy, pandas or scikit-learn.
+COMMANDS = {
+    "data": ("fetch", "process", "dataset-table"),
+    "report": ("report", "illustration", "cost", "config-docs"),
+    "hashing": ("hashing",),
+    "conformal": ("conformal", "conformal-bounds"),
+    "exactboost": ("exactboost",),
+    "calibration": ("calibration",),
+    "financial": ("financial",),
+    "quantile_surrogate": ("quantile-surrogate",),
+    "kernels": ("compile-kernels",),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser of ``boostcm``: one sub-command per workflow step, added by the domain
     modules of :data:`DOMAINS`.
+
+    Parameters
+    ----------
+    command : str, optional
+        The command to parse: only the module that registers it adds its sub-commands (what a job
+        needs to start). Default, or a command no module registers: every module (``--help``
+        lists them all, a wrong command gets argparse's error with the choices).
 
     Returns
     -------
@@ -83,8 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="boostcm", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="command")
+    known = command in {c for cs in COMMANDS.values() for c in cs}
     for domain in DOMAINS:
-        domain.register(sub)
+        if not known or command in COMMANDS[domain.__name__.rsplit(".", 1)[1]]:
+            domain.register(sub)
     return p
 
 
@@ -104,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         status 2 on a bad command line.
     """
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
         args.func(args)
     except Exception as exc:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # the commands import pandas when they run, not `boostcm` at start-up
+    import pandas as pd
 
-from .._io import atomic_path
 
 SCHEMA = "workflow/schemas/config.schema.yaml"
 CONFIG_HELP = (
@@ -27,6 +28,8 @@ def write_csv(path, table: pd.DataFrame) -> None:
     table : pandas.DataFrame
         The table.
     """
+    from .._io import atomic_path
+
     with atomic_path(path) as tmp:
         table.to_csv(tmp, index=False)
 

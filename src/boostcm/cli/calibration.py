@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import pandas as pd
-
-from .._io import write_parquet
 from ..targets import targets_of
 from ._common import add_command, require, write_csv
 
@@ -20,6 +17,7 @@ def _shift_settings(args):
 
 
 def _simulate(args) -> None:
+    from .._io import write_parquet
     from ..experiments.calibration import simulate_chunk
 
     if args.count < 1 or args.first < 0:
@@ -38,6 +36,7 @@ def _simulate(args) -> None:
 
 
 def _collect(args) -> None:
+    from .._io import write_parquet
     from ..experiments.calibration import collect_chunks
 
     if len(args.runs) != len(args.reliability):
@@ -48,6 +47,8 @@ def _collect(args) -> None:
 
 
 def _table(args) -> None:
+    import pandas as pd
+
     from ..experiments.calibration import summary_table
     from ..targets import paper_table, split_pm
 

@@ -3,13 +3,11 @@ CP-F4.1) and the beta-mixing bound experiments (CP-F4.2b)."""
 
 from __future__ import annotations
 
-import pandas as pd
-
-from .._io import write_parquet
 from ._common import add_command, require, write_csv
 
 
 def _simulate(args) -> None:
+    from .._io import write_parquet
     from ..experiments.conformal import simulate_coverage
 
     settings = dict(
@@ -47,6 +45,8 @@ def _simulate(args) -> None:
 
 
 def _table(args) -> None:
+    import pandas as pd
+
     from ..experiments.conformal import aggregate_coverage
 
     if not args.chunks:
@@ -66,6 +66,7 @@ def _table(args) -> None:
 
 
 def _bounds_chunk(args) -> None:
+    from .._io import write_parquet
     from ..experiments.conformal_bounds import coverage_chunk
 
     lo = args.chunk * args.chunk_size
@@ -87,6 +88,7 @@ def _bounds_chunk(args) -> None:
 
 
 def _bounds_runs(args) -> None:
+    from .._io import write_parquet
     from ..experiments.conformal_bounds import aggregate_chunks
 
     df, settings = aggregate_chunks(args.inputs)

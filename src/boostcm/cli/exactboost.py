@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 
-from .._io import write_parquet
 from ._common import add_command, add_config_flags, read_config, require, write_csv
 
 
@@ -59,6 +58,7 @@ def _fold_kwargs(args) -> dict:
 def _run(args, stage, run_one) -> None:
     """Run the jobs of one call on one loaded dataset; write each job's file as it finishes (a
     failure leaves the files of the jobs before it, which Snakemake removes with the rest)."""
+    from .._io import write_parquet
     from ..experiments.exactboost import read_processed
 
     jobs = _batch(args, stage)  # every argument checked before the first fit
@@ -125,6 +125,7 @@ def _ensembler(args) -> None:
 
 
 def _landscape(args) -> None:
+    from .._io import write_parquet
     from ..experiments.exactboost import job_model_settings, read_processed
     from ..experiments.exactboost_landscape import run_landscape_job
 
@@ -161,6 +162,7 @@ def _table(args) -> None:
 
 
 def _timing(args) -> None:
+    from .._io import write_parquet
     from ..experiments.exactboost import read_processed
     from ..experiments.exactboost_timing import run_timing_job
 
@@ -186,6 +188,7 @@ def _timing_table(args) -> None:
 
 
 def _margin(args) -> None:
+    from .._io import write_parquet
     from ..experiments.exactboost import read_processed
     from ..experiments.exactboost_margin import margin_settings, run_margin_job
 

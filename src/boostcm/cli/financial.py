@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .._io import write_parquet
 from ._common import add_command, require, write_csv
 
 
@@ -12,6 +11,7 @@ def _weekdays(text: str) -> list[str]:
 
 
 def _week(args) -> None:
+    from .._io import write_parquet
     from ..experiments.financial import run_job
 
     points, job = run_job(

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
-
-from .._io import write_parquet
 from ._common import add_command, add_config_flags, read_config, require, write_csv
 
 
@@ -23,6 +20,7 @@ def _parse_seeds(text: str) -> list[int]:
 def _job(args) -> None:
     import json
 
+    from .._io import write_parquet
     from ..datasets import load_records
     from ..experiments.hashing import job_settings, run_job
 
@@ -43,6 +41,8 @@ def _job(args) -> None:
 
 
 def _table(args) -> None:
+    import pandas as pd
+
     from ..experiments.hashing import results_table
 
     results = pd.concat([pd.read_parquet(p) for p in args.inputs], ignore_index=True)

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import pandas as pd
-
-from .._io import write_parquet
 from ..targets import targets_of
 from ._common import add_command, require, write_csv
 
@@ -34,6 +31,7 @@ def _check_range(args) -> None:
 
 
 def _splits(args) -> None:
+    from .._io import write_parquet
     from ..experiments.exactboost import read_processed
     from ..experiments.quantile_surrogate import SplitSettings, run_splits
 
@@ -64,7 +62,9 @@ def _splits(args) -> None:
 
 
 def _table(args) -> None:
-    from .._io import common_settings
+    import pandas as pd
+
+    from .._io import common_settings, write_parquet
     from ..experiments.quantile_surrogate import select_c, summary_table
     from ..targets import paper_table
 
@@ -82,6 +82,7 @@ def _table(args) -> None:
 
 
 def _f1_splits(args) -> None:
+    from .._io import write_parquet
     from ..experiments.exactboost import read_processed
     from ..experiments.quantile_surrogate import F1Settings, run_f1_splits
 
@@ -113,7 +114,9 @@ def _f1_splits(args) -> None:
 
 
 def _f1_table(args) -> None:
-    from .._io import common_settings
+    import pandas as pd
+
+    from .._io import common_settings, write_parquet
     from ..experiments.quantile_surrogate import f1_summary
 
     settings = common_settings(args.chunks, exclude=("first", "count"))
@@ -126,6 +129,7 @@ def _f1_table(args) -> None:
 
 
 def _recall_example(args) -> None:
+    from .._io import write_parquet
     from ..experiments.quantile_surrogate import MixtureSettings, precision_at_recall_example
 
     mixture = MixtureSettings(

@@ -7,9 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-import pandas as pd
-
-from .._io import atomic_path
 from ._common import SCHEMA, add_command, require
 
 
@@ -55,6 +52,8 @@ def _report(args) -> None:
 
 
 def _illustration(args) -> None:
+    import pandas as pd
+
     from ..report.illustrations import render_illustration
 
     records = {Path(p).stem: pd.read_parquet(p) for p in args.records}
@@ -99,6 +98,7 @@ def _cost(args) -> None:
 
 
 def _config_docs(args) -> None:
+    from .._io import atomic_path
     from ..experiments.config import load_schema, schema_markdown
 
     text = schema_markdown(load_schema(args.schema))

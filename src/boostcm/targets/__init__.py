@@ -15,11 +15,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .._optional import import_optional
+
+if TYPE_CHECKING:  # pandas is imported by paper_table, not by `boostcm` at start-up
+    import pandas as pd
 
 __all__ = [
     "PAPER_DIR_ENV",
@@ -49,6 +50,8 @@ def paper_table(target_id: str, directory: str | os.PathLike | None = None) -> p
     path = Path(directory or paper_dir()) / f"{target_id}.csv"
     if not path.is_file():
         raise FileNotFoundError(f"no published table for {target_id} at {path}")
+    import pandas as pd
+
     return pd.read_csv(path, dtype=str, keep_default_na=False)
 
 
