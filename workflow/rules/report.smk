@@ -37,7 +37,11 @@ rule report:
         paper_dir=PAPER_DIR,
         config=json.dumps(config, sort_keys=True),
         names=REPORT_CONFIG_NAMES,
-        hypotheses=HYPOTHESES_DIR,
+        hypotheses=lambda wc, input: (
+            os.path.dirname(input.hypotheses[0])
+            if input.hypotheses
+            else HYPOTHESES_DIR
+        ),
     shell:
         "boostcm report --targets {input.targets} --verdicts results/verdicts --results results"
         " --paper-dir {params.paper_dir} --config-json {params.config:q}"
