@@ -100,8 +100,9 @@ def _conformal() -> None:
     eps_test_conditional(5, 0.1, beta, 20, 0.1, 2)
     X, _ = _data()
     yr = X.sum(axis=1)
-    for name in ("boosting", "forest"):  # the numba ones
-        QUANTILE_MODELS[name](alpha=0.1, random_state=0).fit(X, yr).predict_interval(X)
+    small = {"boosting": {}, "forest": {}, "network": {"hidden": (4, 3), "epochs": 2}}
+    for name, params in small.items():  # all three train in numba kernels
+        QUANTILE_MODELS[name](alpha=0.1, random_state=0, **params).fit(X, yr).predict_interval(X)
 
 
 def _hashing() -> None:
