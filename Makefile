@@ -41,8 +41,8 @@ install-docs: $(VENV)/.installed-docs
 reproduce: install-workflow
 	snakemake --cores $(CORES) --configfile $(CONFIG) $(SNAKEMAKE_ARGS)
 
-# Every test, spread over the cores by pytest-xdist: tests sharing a fixture that builds a workflow
-# (the CI profile, the SLURM cluster) are one xdist_group and run in one worker, so it is built once.
+# Every test, spread over the cores by pytest-xdist: the CI profile is built once for all workers
+# (tests/conftest.py), and the tests that change it take it in turn (a file lock).
 TEST_WORKERS ?= logical
 test: install
 	python -m pytest -n $(TEST_WORKERS) --dist loadgroup

@@ -220,9 +220,20 @@ def _session_shared_tmp(tmp_path_factory) -> Path:
 def ci_workflow(tmp_path_factory):
     """(work folder, environment) of the one run of the CI profile, from the data mirror.
 
-    Only the tests of the ``ci_profile`` xdist group (one worker, one at a time) use it: some
-    change its files or run Snakemake in it. Tests elsewhere use `ci_reference`."""
+    Tests that use it also take `ci_profile_alone`: some change its files or run Snakemake in
+    it. Tests that only compare with it use `ci_reference`."""
     return _built_ci_profile(_session_shared_tmp(tmp_path_factory)), _ci_env()
+
+
+@pytest.fixture
+def ci_profile_alone(tmp_path_factory):
+    """Hold the CI profile for the calling test alone while it runs (an exclusive lock on a file
+    beside it): tests using `ci_workflow` change its files or run Snakemake in it. Their
+    ``xdist_group`` cannot keep them in one worker: pytest-xdist 3.8 marks the group in
+    ``item._nodeid``, which pytest 9 no longer reads, so the group is not kept together."""
+    with open(_session_shared_tmp(tmp_path_factory) / "ci-profile.use", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 @pytest.fixture(scope="session")

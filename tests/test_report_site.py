@@ -458,8 +458,7 @@ def test_synthetic_site_in_a_browser_and_the_check_catches_breakage(browser, syn
 
 
 @pytest.mark.e2e
-@pytest.mark.xdist_group("ci_profile")  # the worker that builds the CI profile (conftest)
-def test_ci_profile_site_in_a_browser(browser, ci_workflow):
+def test_ci_profile_site_in_a_browser(browser, ci_workflow, ci_profile_alone):
     """The site the CI profile builds: every page loads cleanly; screenshots are kept."""
     work, _ = ci_workflow
     site = work / "results" / "report"

@@ -28,7 +28,8 @@ from conftest import scratch_copy as _scratch_copy
 
 from boostcm.experiments import cost
 
-# one xdist group: one throw-away cluster (module fixture) for all of them
+# one throw-away cluster per worker that runs them (module fixture); xdist_group would keep them in
+# one worker, but pytest-xdist 3.8 under pytest 9 does not (conftest.ci_profile_alone)
 pytestmark = [pytest.mark.slurm, pytest.mark.e2e, pytest.mark.xdist_group("slurm")]
 
 CLUSTER = Path(__file__).resolve().parent / "slurm" / "cluster.sh"

@@ -16,13 +16,14 @@ import pytest
 from conftest import data_mirror
 from conftest import run_snakemake as _run
 
-# one xdist group: these tests share (and some change) the CI profile built once (conftest)
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("ci_profile")]
+# each test holds the shared CI profile alone while it runs (the `workdir` fixture)
+pytestmark = [pytest.mark.e2e]
 
 
-@pytest.fixture(scope="module")
-def workdir(ci_workflow):
-    """The CI profile built once per session in a scratch copy (conftest.ci_workflow)."""
+@pytest.fixture
+def workdir(ci_workflow, ci_profile_alone):
+    """The CI profile built once per session in a scratch copy (conftest.ci_workflow), held by
+    this test alone while it runs (conftest.ci_profile_alone)."""
     return ci_workflow
 
 

@@ -1,7 +1,7 @@
 """Runs of their own, compared byte for byte with the CI profile's results: the same seed at one
 core, and a run interrupted (Ctrl-C, SIGKILL) while a job certainly runs, then resumed by the plain
 command. They read only the profile's reference copy (conftest.ci_reference), so pytest-xdist may
-run them in any worker, beside the profile's own group (tests/test_workflow_e2e.py)."""
+run them in any worker, beside the tests that change the profile (tests/test_workflow_e2e.py)."""
 
 from __future__ import annotations
 
