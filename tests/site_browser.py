@@ -47,9 +47,9 @@ class SiteCheck:
 
 
 def require_browser() -> None:
-    """Skip the calling test when Chromium or Playwright is missing, or fail it where
+    """Skip the calling test when Chromium or Playwright is missing, or fail it under ``CI`` or
     ``BOOSTCM_REQUIRE_BROWSER=1`` (as .ci/run sets), so CI is never green by skipping."""
-    import pytest
+    from conftest import missing_tool
 
     missing = None
     if chromium_path() is None:
@@ -59,10 +59,8 @@ def require_browser() -> None:
             import playwright.sync_api  # noqa: F401
         except ImportError:
             missing = "playwright is not installed (it comes with boostcm's 'test' extra)"
-    if missing and os.environ.get("BOOSTCM_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"the browser test is required here: {missing}")
     if missing:
-        pytest.skip(missing)
+        missing_tool(missing, "BOOSTCM_REQUIRE_BROWSER")
 
 
 def check_site(index, screenshot_dir=None, screenshot_filter=None, width: int = 1280) -> SiteCheck:
