@@ -8,10 +8,11 @@ simulation, so numba compilation and cache loading are excluded, then --sims sim
 with time.process_time, half AR(1) 0.5 and half HMM 0.1, the sizes of benchmarks/conformal_speed.py:
 11 lags, 1000 train, 500 calibration, 1 test point). Old and new processes alternate (which goes
 first alternates too) for --reps repetitions; the summary gives the medians and old / new. Every
-process also returns its test intervals, so the run checks that old and new predict the same.
+process also returns its test intervals, and the summary the largest old - new difference (0 when
+a change keeps the numbers; a change that moves them needs its own statistical comparison).
 
-    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/quantile_models_speed.py --old-rev <commit> \
-        [--models network,forest,boosting] [--sims 10] [--reps 5]
+    OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 nice -n 10 python benchmarks/quantile_models_speed.py \
+        --old-rev <commit> [--models network,forest,boosting] [--sims 10] [--reps 5]
         [--out benchmarks/results/quantile_models_speed.csv]
 """
 
