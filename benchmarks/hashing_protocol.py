@@ -58,39 +58,62 @@ def config() -> dict:
     return cfg
 
 
-def run(n_seeds: int) -> pd.DataFrame:
+def run_readings(cfg: dict, target: str, shingles: dict, seeds, progress=None) -> list:
+    """Rows of every reading of one table: ours per reading, TLSH and KLSH per evaluation set.
+
+    The job loop shared with benchmarks/hypotheses/hashing.py: `shingles` maps each method to its
+    shingle sizes (TLSH's ``skip_shingles`` of the dataset left out), `seeds` are the seeds of
+    every job, and `progress` (if given) is called with the rows so far after each job list of a
+    method and reading. Returns the list of row frames (column ``job_seconds_per_seed`` added).
+    """
     from boostcm.datasets import load_records
     from boostcm.experiments.hashing import dataset_of_target, job_settings, run_job
 
-    cfg = config()
-    seeds = range(n_seeds)
+    seeds = list(seeds)
+    dataset = dataset_of_target(cfg, target)
+    records = load_records(dataset)
+    skip = cfg["tlsh"]["skip_shingles"].get(dataset, [])
+    jobs = [("ours", reading, extra) for reading, extra in READINGS.items()]
+    jobs += [
+        (method, f"baseline {protocol}", {"protocol": protocol})
+        for protocol in ("split", "all")
+        for method in ("tlsh", "klsh")
+    ]
     rows = []
+    for method, reading, extra in jobs:
+        settings = {**json.loads(job_settings(cfg, dataset, method)), **extra}
+        for shingle in shingles[method]:
+            if method == "tlsh" and shingle in skip:
+                continue
+            t0 = time.perf_counter()
+            try:
+                df = run_job(records, dataset, method, shingle, seeds, settings)
+            except ValueError as err:  # e.g. no matching pair drawn at the natural rate
+                print(f"{target} {method} {reading} shingle {shingle}: {err}", flush=True)
+                continue
+            sec = time.perf_counter() - t0
+            df.insert(0, "target", target)
+            df.insert(1, "reading", reading)
+            df["job_seconds_per_seed"] = sec / len(seeds)
+            rows.append(df)
+            print(f"{target} {method} {reading} shingle {shingle}: {sec:.1f} s", flush=True)
+        if progress is not None:
+            progress(rows)
+    return rows
+
+
+def run(n_seeds: int) -> pd.DataFrame:
+    cfg = config()
+    done = []
+
+    def save(rows):
+        pd.concat(done + rows, ignore_index=True).to_csv(
+            OUT / "hashing_protocol.csv.gz", index=False
+        )
+
     for target in ("HASH-T3.3", "HASH-T3.5", "HASH-T3.4"):
-        dataset = dataset_of_target(cfg, target)
-        records = load_records(dataset)
-        jobs = [("ours", reading, extra) for reading, extra in READINGS.items()]
-        jobs += [
-            (method, f"baseline {protocol}", {"protocol": protocol})
-            for protocol in ("split", "all")
-            for method in ("tlsh", "klsh")
-        ]
-        for method, reading, extra in jobs:
-            settings = {**json.loads(job_settings(cfg, dataset, method)), **extra}
-            for shingle in SHINGLES[method]:
-                t0 = time.perf_counter()
-                try:
-                    df = run_job(records, dataset, method, shingle, seeds, settings)
-                except ValueError as err:  # e.g. no matching pair drawn at the natural rate
-                    print(f"{target} {method} {reading} shingle {shingle}: {err}", flush=True)
-                    continue
-                sec = time.perf_counter() - t0
-                df.insert(0, "target", target)
-                df.insert(1, "reading", reading)
-                df["job_seconds_per_seed"] = sec / n_seeds
-                rows.append(df)
-                print(f"{target} {method} {reading} shingle {shingle}: {sec:.1f} s", flush=True)
-            pd.concat(rows, ignore_index=True).to_csv(OUT / "hashing_protocol.csv.gz", index=False)
-    return pd.concat(rows, ignore_index=True)
+        done += run_readings(cfg, target, SHINGLES, range(n_seeds), progress=save)
+    return pd.concat(done, ignore_index=True)
 
 
 def judge(results: pd.DataFrame) -> pd.DataFrame:
