@@ -430,6 +430,300 @@ def ensembling_set_losses():
         )
 
 
+# --- EB-T2: RankBoost timed as the authors' code runs it -----------------------------------------
+
+TIMING_DATASETS = (
+    "a1a",
+    "german",
+    "heart",
+    "ionosphere",
+    "liver-disorders",
+    "oil-spill",
+    "splice",
+    "svmguide1",
+)
+# EBP Table 2's RankBoost column (config/paper/EB-T2.csv): RankBoost / ExactBoost (AUC) seconds
+PUBLISHED_RANKBOOST_RATIO = {
+    "a1a": 55.90,
+    "german": 23.98,
+    "heart": 3.32,
+    "ionosphere": 3.97,
+    "liver-disorders": 1.91,
+    "oil-spill": 5.93,
+    "splice": 49.78,
+    "svmguide1": 220.05,
+}
+ALL_PAIRS_ROUNDS = 100  # the authors' RankBoost(n_rounds=100)
+ALL_PAIRS_BUDGET = 60.0  # CPU-s of rounds before the 100-round time is projected
+
+
+def all_pairs_rankboost_seconds(X, y, n_rounds=ALL_PAIRS_ROUNDS, budget=ALL_PAIRS_BUDGET):
+    """CPU seconds of a RankBoost that expands every (negative, positive) pair, as EBP's code.
+
+    The pair design stacks, for pair (i, j) of negative i and positive j, the row of i in the
+    first half and the row of j in the second (labels 0 and 1), 2 n0 n1 rows; each round fits a
+    weighted depth-1 scikit-learn tree on it (the pair weight D halved on both halves), scores
+    the negatives and positives, takes the step 1/2 ln((W- + 1e-6) / (W+ + 1e-6)) from the weight
+    of the pairs the stump orders right (W-) and wrong (W+), and reweights the pairs by
+    exp(step x (h(neg) - h(pos))). Rounds stop at `n_rounds` or once they have used `budget`
+    CPU-s. Returns (build seconds, per-round seconds, the 100-round projection, rounds run,
+    pairs)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    t0 = time.process_time()
+    X0, X1 = X[y == 0], X[y == 1]
+    n0, n1 = len(X0), len(X1)
+    pairs = n0 * n1
+    design = np.vstack([np.repeat(X0, n1, axis=0), np.tile(X1, (n0, 1))])
+    labels = np.r_[np.zeros(pairs), np.ones(pairs)]
+    D = np.full(pairs, 1.0 / pairs)
+    build = time.process_time() - t0
+    rounds = []
+    while len(rounds) < n_rounds and sum(rounds) < budget:
+        t1 = time.process_time()
+        stump = DecisionTreeClassifier(max_depth=1).fit(design, labels, np.r_[D, D] / 2)
+        diff = np.repeat(stump.predict(X0), n1) - np.tile(stump.predict(X1), n0)
+        right, wrong = D[diff == -1].sum(), D[diff == 1].sum()
+        step = 0.5 * np.log((right + 1e-6) / (wrong + 1e-6))
+        D = D * np.exp(step * diff)
+        D = D / D.sum()
+        rounds.append(time.process_time() - t1)
+    per_round = float(np.mean(rounds))
+    return build, per_round, build + n_rounds * per_round, len(rounds), pairs
+
+
+def rankboost_all_pairs():
+    from threadpoolctl import threadpool_limits
+
+    from boostcm.experiments.exactboost_timing import run_timing_job
+
+    published = PUBLISHED_RANKBOOST_RATIO
+    t0 = time.process_time()
+    methods = ["exactboost-auc", "rankboost"]
+    settings = {m: eb.job_model_settings(EB_CFG, m, "estimator") for m in methods}
+    fold = EB_CFG["timing"]["fold"]
+    m, gaps, ratios = {}, [], []
+    with threadpool_limits(1):
+        for dataset in TIMING_DATASETS:
+            X, y = load_dataset(dataset)
+            fits, _ = run_timing_job(
+                X,
+                y,
+                dataset=dataset,
+                fold=fold,
+                n_folds=N_FOLDS,
+                cv_seed=CV_SEED,
+                seed=SEED,
+                pak_fraction=PAK_FRACTION,
+                repeats=3,
+                settings=settings,
+                methods=methods,
+            )
+            cpu = fits.groupby("method")["cpu_s"].median()
+            train, _ = eb.fold_rows(len(y), fold, N_FOLDS, CV_SEED)
+            Xtr = np.asarray(X[train], dtype=np.float64)
+            build, per_round, allpairs, n_rounds, pairs = all_pairs_rankboost_seconds(Xtr, y[train])
+            ratio = allpairs / cpu["exactboost-auc"]
+            key = dataset.replace("-", "_")
+            m[f"{key}_exactboost_s"] = float(cpu["exactboost-auc"])
+            m[f"{key}_ours_rankboost_s"] = float(cpu["rankboost"])
+            m[f"{key}_allpairs_s"] = float(allpairs)
+            m[f"{key}_allpairs_build_s"] = float(build)
+            m[f"{key}_allpairs_round_s"] = per_round
+            m[f"{key}_allpairs_rounds_run"] = n_rounds
+            m[f"{key}_pairs"] = int(pairs)
+            m[f"{key}_ours_ratio"] = float(cpu["rankboost"] / cpu["exactboost-auc"])
+            m[f"{key}_allpairs_ratio"] = float(ratio)
+            ratios.append(ratio)
+            gaps.append(abs(math.log10(ratio / published[dataset])))
+            print(
+                f"{dataset}: ExactBoost {cpu['exactboost-auc']:.3g} s, ours RankBoost "
+                f"{cpu['rankboost']:.3g} s, all-pairs {allpairs:.3g} s ({n_rounds} rounds run, "
+                f"{per_round:.3g} s each); ratio {ratio:.3g} vs published {published[dataset]}",
+                flush=True,
+            )
+    m["allpairs_min_ratio"] = float(min(ratios))
+    m["allpairs_median_abs_log10_gap"] = float(np.median(gaps))
+    m["ours_max_ratio"] = float(max(m[f"{d.replace('-', '_')}_ours_ratio"] for d in published))
+    parts = ", ".join(
+        f"{d} {m[f'{d.replace(chr(45), chr(95))}_allpairs_ratio']:.3g}x ({published[d]:g}x)"
+        for d in TIMING_DATASETS
+    )
+    _write(
+        "EB-T2-rankboost-all-pairs",
+        m,
+        f"All-pairs RankBoost / ExactBoost (AUC, 1 thread) CPU-time ratios, ours (published): "
+        f"{parts}; smallest {m['allpairs_min_ratio']:.3g}x, median |log10(ours / published)| "
+        f"{m['allpairs_median_abs_log10_gap']:.2f}; our RankBoost.B at most "
+        f"{m['ours_max_ratio']:.2g}x: {{outcome}}.",
+        t0,
+    )
+
+
+def projected_wall(serial: float, runs, workers: int) -> float:
+    """Wall seconds of a fit on `workers` threads: `serial` + when `workers` workers, each taking
+    the next run (in order) when free, finish `runs` (seconds each)."""
+    free = np.zeros(int(workers))
+    for r in runs:
+        i = int(np.argmin(free))
+        free[i] += r
+    return float(serial + free.max())
+
+
+def exactboost_threads():
+    import json
+
+    from threadpoolctl import threadpool_limits
+
+    from boostcm.exactboost import classifier as ebc
+    from boostcm.experiments.exactboost_timing import WARMUP_ROWS, warmup_rows
+
+    t0 = time.process_time()
+    first = json.loads(
+        (REPO / _entry("EB-T2-rankboost-all-pairs")["result"]).read_text(encoding="utf-8")
+    )["measured"]
+    published = PUBLISHED_RANKBOOST_RATIO
+    settings = eb.job_model_settings(EB_CFG, "exactboost-auc", "estimator")
+    fold = EB_CFG["timing"]["fold"]
+    run_seconds = []
+    inner = ebc.fit_run
+
+    def timed_run(*args):
+        c0 = time.process_time()
+        out = inner(*args)
+        run_seconds.append(time.process_time() - c0)
+        return out
+
+    m, gaps, ratios = {}, [], []
+    ebc.fit_run = timed_run
+    try:
+        with threadpool_limits(1):
+            for dataset in TIMING_DATASETS:
+                X, y = load_dataset(dataset)
+                train, _ = eb.fold_rows(len(y), fold, N_FOLDS, CV_SEED)
+                rs = eb.job_random_state(SEED, "estimator", dataset, fold, "exactboost-auc")
+                Xtr, ytr = np.asarray(X[train], dtype=np.float64), y[train]
+                warm = warmup_rows(ytr, WARMUP_ROWS, np.random.default_rng(0))
+                eb.make_model("exactboost-auc", rs, settings, 1).fit(Xtr[warm], ytr[warm])
+                run_seconds.clear()
+                c0 = time.process_time()
+                eb.make_model("exactboost-auc", rs, settings, 1).fit(Xtr, ytr)
+                total = time.process_time() - c0
+                runs = list(run_seconds)
+                serial = max(total - sum(runs), 0.0)
+                t64 = projected_wall(serial, runs, 64)
+                key = dataset.replace("-", "_")
+                rb = first[f"{key}_allpairs_s"]
+                ratio = rb / t64
+                m[f"{key}_exactboost_1thread_s"] = float(total)
+                m[f"{key}_exactboost_serial_s"] = float(serial)
+                m[f"{key}_exactboost_64threads_s"] = t64
+                m[f"{key}_speedup_64"] = float(total / t64)
+                m[f"{key}_threads64_ratio"] = float(ratio)
+                ratios.append(ratio)
+                gaps.append(abs(math.log10(ratio / published[dataset])))
+                print(
+                    f"{dataset}: 1 thread {total:.3g} s ({len(runs)} runs, serial {serial:.3g} s), "
+                    f"64 threads {t64:.3g} s; ratio {ratio:.3g} vs published {published[dataset]}",
+                    flush=True,
+                )
+    finally:
+        ebc.fit_run = inner
+    m["threads64_min_ratio"] = float(min(ratios))
+    m["threads64_median_abs_log10_gap"] = float(np.median(gaps))
+    m["median_speedup_64"] = float(
+        np.median([m[f"{d.replace('-', '_')}_speedup_64"] for d in TIMING_DATASETS])
+    )
+    parts = ", ".join(
+        f"{d} {m[f'{d.replace(chr(45), chr(95))}_threads64_ratio']:.3g}x ({published[d]:g}x)"
+        for d in TIMING_DATASETS
+    )
+    _write(
+        "EB-T2-exactboost-threads",
+        m,
+        f"All-pairs RankBoost / ExactBoost (AUC) projected to 64 threads (median speed-up "
+        f"{m['median_speedup_64']:.3g}x over 1 thread), ours (published): {parts}; smallest "
+        f"{m['threads64_min_ratio']:.3g}x, median |log10(ours / published)| "
+        f"{m['threads64_median_abs_log10_gap']:.2f}: {{outcome}}.",
+        t0,
+    )
+
+
+# --- EB-F1: the margin gain over repeated folds --------------------------------------------------
+
+
+def margin_repeated_folds():
+    from boostcm.claims.exactboost_figures import EB_MARGIN_SMALL
+    from boostcm.experiments import exactboost_margin as ebm
+
+    t0 = time.process_time()
+    dataset, cv_seeds = "svmguide1", (0, 1, 2, 3)
+    grid = ebm.grid_thetas(CONFIG["exactboost_margin"], EB_CFG["model"], "coarse", dataset)
+    thetas = [float(t) for t in grid if t <= EB_MARGIN_SMALL + 1e-9]
+    settings = ebm.margin_settings(EB_CFG)
+    X, y = load_dataset(dataset)
+    frames = []
+    for cv_seed in cv_seeds:
+        for fold in range(N_FOLDS):
+            frame, _ = ebm.run_margin_job(
+                X,
+                y,
+                dataset=dataset,
+                fold=fold,
+                grid="coarse",
+                losses=["auc", "ks", "pak"],
+                thetas=thetas,
+                n_folds=N_FOLDS,
+                cv_seed=cv_seed,
+                seed=SEED,
+                pak_fraction=PAK_FRACTION,
+                settings=settings,
+            )
+            frames.append(frame[frame["split"] == "test"].assign(cv_seed=cv_seed, fold=fold))
+            print(f"cv seed {cv_seed} fold {fold} done", flush=True)
+    import pandas as pd
+
+    test = pd.concat(frames, ignore_index=True)
+    m = {"folds": float(len(cv_seeds) * N_FOLDS)}
+    # Nadeau & Bengio (2003): the variance of a mean over resampled splits, corrected for the
+    # overlap of their training sets, var x (1 / J + n_test / n_train)
+    n_test_share = 1.0 / (N_FOLDS - 1)
+    for loss in ("auc", "ks", "pak"):
+        wide = test[test["loss"] == loss].pivot_table(
+            index=["cv_seed", "fold"], columns="theta", values="value"
+        )
+        folds = wide[sorted(wide.columns)].to_numpy().T  # one row per theta
+        means = folds.mean(axis=1)
+        best = 1 + int(np.argmin(means[1:]))  # thetas[0] is 0
+        d = folds[0] - folds[best]  # > 0: the small margin is better
+        sd = float(d.std(ddof=1))
+        se = sd / math.sqrt(d.size)
+        se_nb = sd * math.sqrt(1.0 / d.size + n_test_share)
+        m[f"{loss}_loss_at_0"] = float(means[0])
+        m[f"{loss}_best_small_theta"] = float(sorted(wide.columns)[best])
+        m[f"{loss}_loss_at_best_small"] = float(means[best])
+        m[f"{loss}_gain"] = float(d.mean())
+        m[f"{loss}_gain_se"] = se
+        m[f"{loss}_gain_z"] = float(d.mean() / se) if se > 0 else 0.0
+        m[f"{loss}_gain_z_corrected"] = float(d.mean() / se_nb) if se_nb > 0 else 0.0
+        per_seed = [
+            float(np.mean(d[i * N_FOLDS : (i + 1) * N_FOLDS])) for i in range(len(cv_seeds))
+        ]
+        for s, g in zip(cv_seeds, per_seed):
+            m[f"{loss}_gain_cv_seed{s}"] = g
+    _write(
+        "EB-F1-repeated-folds",
+        m,
+        f"ExactBoost on svmguide1 over 20 folds (5-fold CV, cv seeds 0-3): AUC test loss "
+        f"{m['auc_loss_at_0']:.4f} at θ = 0 vs {m['auc_loss_at_best_small']:.4f} at θ = "
+        f"{m['auc_best_small_theta']:.3g}, gain {m['auc_gain']:+.4f} ± {m['auc_gain_se']:.4f} "
+        f"(z = {m['auc_gain_z']:.2f}; {m['auc_gain_z_corrected']:.2f} with the Nadeau-Bengio "
+        f"correction); KS gain {m['ks_gain']:+.4f} (z = {m['ks_gain_z']:.2f}), P@k "
+        f"{m['pak_gain']:+.4f} (z = {m['pak_gain_z']:.2f}): {{outcome}}.",
+        t0,
+    )
+
+
 EXPERIMENTS = {
     "toppush-raw-features": toppush_raw_features,
     "toppush-iteration-cap": toppush_iteration_cap,
@@ -441,6 +735,9 @@ EXPERIMENTS = {
     "exactboost-ks-margin": exactboost_ks_margin,
     "exactboost-ks-folds": exactboost_ks_folds,
     "ensembling-set-losses": ensembling_set_losses,
+    "rankboost-all-pairs": rankboost_all_pairs,
+    "exactboost-threads": exactboost_threads,
+    "margin-repeated-folds": margin_repeated_folds,
 }
 
 
