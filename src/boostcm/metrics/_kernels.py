@@ -30,25 +30,10 @@ GALLOP = 4  # pair counts and KS gallop through the larger side when it is this 
 
 
 @njit(cache=True, nogil=True)
-def _n_below(vals, s, n, off, mth, t, strict):
-    """#{i: (vals[s + i] + off) - mth < t} (strict) or <= t, by bisection (monotone in v;
-    negatives use mth = 0, and v - 0.0 == v)."""
-    lo = 0
-    hi = n
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        u = (vals[s + mid] + off) - mth
-        if u < t or (not strict and u == t):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(cache=True, nogil=True)
 def _n_below_from(vals, s, n, off, mth, t, strict, j):
-    """:func:`_n_below` when the answer is known to be at least `j`: gallops up from j (steps
-    1, 2, 4, ...) to bracket it, then bisects the bracket, so an answer c costs O(log(c - j))."""
+    """#{i: (vals[s + i] + off) - mth < t} (strict) or <= t, known to be at least `j` (the test is
+    monotone in v; negatives use mth = 0, and v - 0.0 == v): gallops up from j (steps 1, 2,
+    4, ...) to bracket it, then bisects the bracket, so an answer c costs O(log(c - j))."""
     lo = j  # values at indices < lo pass the test
     hi = j
     step = 1
