@@ -14,7 +14,9 @@ With `--in-process`, both versions are imported into one process (the old one un
 name ``boostcm_old``: the exactboost and metrics packages import each other relatively) and the
 fits of a cell alternate within it. Each pair of fits then shares the process, its memory and
 the machine's load of that moment, which removes the process-to-process spread of the default
-design; the summary adds the median of the per-pair ratios.
+design; the summary adds the median of the per-pair ratios. Repetition r fits both versions
+with ``random_state=r``, and the summary says whether their `decision_function` on the training
+rows was equal bit for bit (sha256) in every pair.
 
     python benchmarks/exactboost_ab.py --old-rev main
     python benchmarks/exactboost_ab.py --old-rev main --in-process --repeats 12
@@ -38,9 +40,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 # One process, both versions: argv = old_src, dataset, metric, n_estimators, search, repeats.
-# Prints one JSON line per fit: version, repeat, wall, cpu.
+# Repeat r fits both versions with random_state r. Prints one JSON line per fit: version, repeat,
+# wall, cpu and the sha256 of the fitted model's decision_function on the training rows.
 PAIRED_CHILD = r"""
-import importlib.util, json, sys, time
+import hashlib, importlib.util, json, sys, time
 from pathlib import Path
 import numpy as np
 old_src, name, metric, E, search, reps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
@@ -61,8 +64,10 @@ for rep in range(reps):
     for version in (("old", "new") if rep % 2 == 0 else ("new", "old")):
         C = Old if version == "old" else New
         t0 = time.perf_counter(); c0 = time.process_time()
-        C(metric=metric, n_estimators=E, random_state=0, n_jobs=1, search=search).fit(X, y)
-        print(json.dumps(dict(version=version, repeat=rep, wall=time.perf_counter() - t0, cpu=time.process_time() - c0)), flush=True)
+        model = C(metric=metric, n_estimators=E, random_state=rep, n_jobs=1, search=search).fit(X, y)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        sha = hashlib.sha256(np.ascontiguousarray(model.decision_function(X)).tobytes()).hexdigest()
+        print(json.dumps(dict(version=version, repeat=rep, wall=wall, cpu=cpu, sha256=sha)), flush=True)
 """
 FIELDS = [
     "version",
@@ -169,6 +174,7 @@ def main(argv=None):
     ).stdout.strip()
     cells = [(d, m) for d in args.datasets for m in args.metrics]
     times = {}
+    digests = {}
     with tempfile.TemporaryDirectory() as tmp:
         versions = {"old": (old_rev, export_src(old_rev, tmp)), "new": (new_rev, ROOT / "src")}
         for _, src in versions.values():
@@ -211,6 +217,9 @@ def main(argv=None):
                     )
                     for f in fits:
                         record(f["version"], f["repeat"], name, metric, f["wall"], f["cpu"])
+                        digests.setdefault((name, metric, f["repeat"]), {})[f["version"]] = f[
+                            "sha256"
+                        ]
             else:
                 for rep in range(args.repeats):
                     order = ["old", "new"] if rep % 2 == 0 else ["new", "old"]
@@ -221,14 +230,23 @@ def main(argv=None):
                             )
                             record(version, rep, name, metric, sec, cpu)
     print(f"\nCPU seconds, median of {args.repeats} (old = {old_rev}, new = {new_rev})")
-    print("| dataset | metric | old (s) | new (s) | new / old | median pair ratio |")
-    print("|---|---|---|---|---|---|")
+    print("| dataset | metric | old (s) | new (s) | new / old | median pair ratio | identical |")
+    print("|---|---|---|---|---|---|---|")
     for name, metric in cells:
         old_cpu = times[(name, metric, "old")]
         new_cpu = times[(name, metric, "new")]
         old, new = statistics.median(old_cpu), statistics.median(new_cpu)
         pairs = statistics.median(n / o for o, n in zip(old_cpu, new_cpu))
-        print(f"| {name} | {metric} | {old:.2f} | {new:.2f} | {new / old:.3f} | {pairs:.3f} |")
+        same = [
+            len(set(d.values())) == 1
+            for (n, m, _), d in digests.items()
+            if (n, m) == (name, metric)
+        ]
+        identical = ("yes" if all(same) else "NO") if same else "-"
+        print(
+            f"| {name} | {metric} | {old:.2f} | {new:.2f} | {new / old:.3f} | {pairs:.3f} |"
+            f" {identical} |"
+        )
 
 
 if __name__ == "__main__":

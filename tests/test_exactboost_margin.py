@@ -150,11 +150,48 @@ def test_job_list_runs_the_available_datasets_and_names_the_missing(full_config)
         ["gmsc"],
     )
     jobs = ebm.margin_jobs(section, cfg, available)
-    assert len(jobs) == 5 * 3 + 5  # coarse on the three, dense on svmguide1
-    assert ebm.margin_path("dense", "svmguide1", 4) in jobs
+    # coarse on the three, dense on svmguide1; one job per fold and loss
+    assert len(jobs) == len(set(jobs)) == (5 * 3 + 5) * 3
+    assert ebm.margin_path("dense", "svmguide1", 4, "pak") in jobs
+    assert ebm.margin_path("coarse", "gmsc", 0, "ks") in jobs
     assert not any("dense/splice" in j for j in jobs)
-    # full-size fits of a coarse job: 3 losses x 26 margins
-    assert ebm.fit_units(section, cfg, "coarse", "splice") == 78
+    # full-size fits of a coarse job: one loss x 26 margins
+    assert ebm.fit_units(section, cfg, "coarse", "splice") == 26
+
+
+def test_one_job_per_loss_gives_the_same_table_as_one_job_of_all(data, job, tmp_path):
+    """The workflow runs one job per loss: each loss's rows are those of the job of every loss
+    (a loss's models use its own seed only), and the table is the same, cell for cell."""
+    X, y = data
+    frame, meta = job
+    write_parquet(tmp_path / "all.parquet", frame, meta)
+    files = []
+    for loss in ("pak", "auc", "ks"):
+        f, m = ebm.run_margin_job(
+            X,
+            y,
+            dataset="toy",
+            fold=2,
+            grid="coarse",
+            losses=[loss],
+            thetas=[0.0, 0.05, 0.3],
+            settings=SMALL_EB,
+            **PROTOCOL,
+        )
+        pd.testing.assert_frame_equal(
+            f, frame[frame["loss"] == loss].reset_index(drop=True), check_exact=True
+        )
+        assert m["random_state"] == {loss: meta["random_state"][loss]}
+        files.append(tmp_path / f"{loss}.parquet")
+        write_parquet(files[-1], f, m)
+    pd.testing.assert_frame_equal(
+        ebm.aggregate_margin(files, 5),
+        ebm.aggregate_margin([tmp_path / "all.parquet"], 5),
+        check_exact=True,
+    )
+    # a loss of one grid, dataset and fold given twice (once alone, once with the others)
+    with pytest.raises(ValueError, match="given twice"):
+        ebm.read_margin_jobs([files[0], tmp_path / "all.parquet"])
 
 
 # --- aggregation ---------------------------------------------------------------------------------

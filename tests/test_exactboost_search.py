@@ -353,3 +353,139 @@ def test_kth_largest_and_top_counts_match_brute_force():
                     )
                     got = _count_from_top(vals, start[r], length[r], off[r // 2], mth, t, strict)
                     assert got == want
+
+
+def test_galloping_pair_counts_gap_and_ks_match_brute_force():
+    """With one class several times the other (GALLOP), the pair counts with their closest gap
+    (pair2_merge), the AUC and KS badness of six runs gallop instead of merging: against all
+    pairs and every threshold, with ties, empty runs and both classes the smaller."""
+    from boostcm.metrics._kernels import (
+        AUC,
+        BOUND_MARGIN,
+        GALLOP,
+        KS,
+        _merge_class,
+        badness,
+        ks_sweep,
+        pair2_merge,
+    )
+
+    rng = np.random.default_rng(11)
+    galloped = 0
+    for _ in range(400):
+        few, many = rng.integers(0, 7, 3), rng.integers(0, 60, 3)
+        length = np.empty(6, np.int64)
+        swap = rng.random() < 0.3  # few negatives instead of few positives
+        length[0::2], length[1::2] = (few, many) if swap else (many, few)
+        runs = [np.sort(np.round(rng.random(n) * 8) / 8) for n in length]
+        vals = np.concatenate(runs)
+        start = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+        off_neg = rng.choice([0.0, 0.125, -0.25], 3)
+        off_pos = off_neg + rng.choice([0.0, 0.125, 0.3], 3)
+        mth = float(rng.choice([0.0, 0.125, 0.05]))
+        q = np.concatenate([runs[2 * g] + off_neg[g] for g in range(3)])
+        p = np.concatenate([(runs[2 * g + 1] + off_pos[g]) - mth for g in range(3)])
+        n0, n1 = q.size, p.size
+        galloped += GALLOP * n1 < n0
+        conc2 = 2 * int((p[:, None] > q[None, :]).sum()) + int((p[:, None] == q[None, :]).sum())
+        buf_neg, buf_pos = np.empty(max(n0, 1)), np.empty(max(n1, 1))
+        args = (vals, start, length, off_neg, off_pos, mth, 1, BOUND_MARGIN, buf_neg, buf_pos)
+        assert badness(AUC, *args) == 2 * n0 * n1 - conc2
+        ks = max([0] + [n1 * int((q <= t).sum()) - n0 * int((p <= t).sum()) for t in q])
+        assert badness(KS, *args) == n0 * n1 - ks
+        # the merged sweep, the other way of computing it
+        a0 = _merge_class(vals, start, length, off_neg, 0.0, 0, buf_neg)
+        a1 = _merge_class(vals, start, length, off_pos, mth, 1, buf_pos)
+        assert ks_sweep(buf_neg, a0, buf_pos, a1) == ks
+        # one pair of runs, with the closest gap
+        gp, gn = int(rng.integers(0, 3)), int(rng.integers(0, 3))
+        pp, qq = (runs[2 * gp + 1] + off_pos[gp]) - mth, runs[2 * gn] + off_neg[gn]
+        cnt, gap = pair2_merge(
+            vals,
+            start[2 * gp + 1],
+            length[2 * gp + 1],
+            off_pos[gp],
+            mth,
+            start[2 * gn],
+            length[2 * gn],
+            off_neg[gn],
+            True,
+        )
+        want = 2 * int((pp[:, None] > qq[None, :]).sum()) + int((pp[:, None] == qq[None, :]).sum())
+        assert cnt == want
+        assert gap == (np.abs(pp[:, None] - qq[None, :]).min() if pp.size and qq.size else np.inf)
+    assert galloped > 100  # the galloping paths ran
+
+
+def test_scatter_partitions_the_points_in_score_order():
+    """scatter (three groups) and scatter4 (four) put each class's points of a group in one run,
+    in their score order, and return the undecided points' count and x range: against a direct
+    selection, with ties of x at the interval ends and empty groups."""
+    from boostcm.exactboost._greedy import scatter4
+    from boostcm.exactboost._interval import by_class, scatter
+    from boostcm.exactboost._workspace import make_workspace
+
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        m = int(rng.integers(1, 60))
+        s = np.sort(rng.random(m))
+        x = np.round(rng.random(m) * 6) / 6
+        y = (rng.random(m) < rng.choice([0.1, 0.5])).astype(np.int64)
+        ws = make_workspace(m, 0).search
+        by_class(s, x, y, ws.pts, ws.ncls)
+        lo, mid, hi = np.sort(rng.choice(np.r_[x, -1.0, 2.0], 3))
+        vals, start, length = ws.runs.vals, ws.runs.start, ws.runs.length
+        und, ulo, uhi = scatter(ws.pts, ws.ncls, lo, hi, vals, start, length)
+        groups = [x <= lo, (x > lo) & (x <= hi), x > hi]
+        for g, sel in enumerate(groups):
+            for c in (0, 1):
+                r = 2 * g + c
+                assert vals[start[r] : start[r] + length[r]].tolist() == s[sel & (y == c)].tolist()
+        u = x[groups[1]]
+        assert (und, ulo, uhi) == (
+            u.size,
+            u.min() if u.size else np.inf,
+            u.max() if u.size else -np.inf,
+        )
+        v4, s4, l4 = ws.split.vals, ws.split.start, ws.split.length
+        got = scatter4(ws.pts, ws.ncls, lo, mid, hi, v4, s4, l4)
+        groups = [x <= lo, (x > lo) & (x <= mid), (x > mid) & (x <= hi), x > hi]
+        for g, sel in enumerate(groups):
+            for c in (0, 1):
+                r = 2 * g + c
+                assert v4[s4[r] : s4[r] + l4[r]].tolist() == s[sel & (y == c)].tolist()
+        want = []
+        for sel in groups[1:3]:
+            want += [x[sel].min(), x[sel].max()] if sel.any() else [np.inf, -np.inf]
+        assert list(got) == want
+
+
+def test_candidate_is_the_stable_merge_of_both_sides():
+    """_candidate (S + stump on all rows, by one merge): the scores, labels and rows in the order
+    of a stable sort of (left side, then right side), each side in the current order; with tied
+    scores, ties across the sides and every row on one side."""
+    from boostcm.exactboost._booster import _candidate
+    from boostcm.exactboost._workspace import Ranked
+
+    rng = np.random.default_rng(8)
+    for _ in range(200):
+        n = int(rng.integers(1, 50))
+        rows = rng.permutation(n).astype(np.int64)
+        ss = np.sort(np.round(rng.random(n) * 8) / 8)
+        sy = (rng.random(n) < 0.3).astype(np.int64)
+        xj = np.round(rng.random(n) * 4) / 4
+        xi = float(rng.choice([-1.0, 0.25, 0.5, 2.0]))
+        a, b = float(rng.choice([0.0, 0.125, 0.5])), float(rng.choice([0.0, 0.25, -0.125]))
+
+        def ranked(k=n):
+            return Ranked(np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
+
+        new = ranked()
+        lo, hi = _candidate(Ranked(ss, sy, rows), xj, xi, a, b, new, ranked(), ranked())
+        left = xj[rows] <= xi
+        v = np.r_[ss[left] + a, ss[~left] + b]
+        order = np.argsort(v, kind="stable")
+        assert new.s.tolist() == v[order].tolist()
+        assert new.y.tolist() == np.r_[sy[left], sy[~left]][order].tolist()
+        assert new.rows.tolist() == np.r_[rows[left], rows[~left]][order].tolist()
+        assert (lo, hi) == (v.min(), v.max())

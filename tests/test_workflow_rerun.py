@@ -30,7 +30,7 @@ JOB_TARGETS = [
     "results/conformal_bounds/CP-F4.2b_runs.parquet",
     "results/tables/HASH-T3.5.csv",
     "results/exactboost/estimators/heart/fold0/exactboost-auc.parquet",
-    "results/exactboost_margin/coarse/svmguide1/fold0.parquet",
+    "results/exactboost_margin/coarse/svmguide1/fold0/auc.parquet",
     "results/quantile_surrogate/QS-T1/runs.parquet",
 ]
 

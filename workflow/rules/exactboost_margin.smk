@@ -1,6 +1,7 @@
 # EB-F1 (thesis Figure 2.1 = EBP Figure 1): ExactBoost's training and test loss against the margin
 # theta, per dataset and loss, on the result tables' folds with their estimator settings except the
-# margin. One job = grid (coarse/dense) x dataset x fold, every loss and theta in one process.
+# margin. One job = grid (coarse/dense) x dataset x fold x loss, every theta in one process (one
+# job per loss: the longest job of a large dataset is a third of the sweep).
 # Aggregation -> results/tables/EB-F1.csv; a papermill notebook -> EB-F1.png and the verdict.
 # Protocol and seeds: boostcm.experiments.exactboost_margin (decisions D107-D109).
 from boostcm.experiments import exactboost_margin as ebm_jobs
@@ -13,14 +14,15 @@ rule exactboost_margin:
     input:
         "results/data/processed/{dataset}.parquet",
     output:
-        "results/exactboost_margin/{grid}/{dataset}/fold{fold}.parquet",
+        "results/exactboost_margin/{grid}/{dataset}/fold{fold}/{loss}.parquet",
     log:
-        "results/logs/exactboost_margin/{grid}/{dataset}/fold{fold}.log",
+        "results/logs/exactboost_margin/{grid}/{dataset}/fold{fold}/{loss}.log",
     benchmark:
-        "results/benchmarks/exactboost_margin/{grid}/{dataset}/fold{fold}.tsv"
+        "results/benchmarks/exactboost_margin/{grid}/{dataset}/fold{fold}/{loss}.tsv"
     wildcard_constraints:
         grid="coarse|dense",
         fold=r"\d+",
+        loss="auc|ks|pak",
     conda:
         CONDA_ENV
     threads: 1
@@ -33,7 +35,6 @@ rule exactboost_margin:
         thetas=lambda wc: ebm_jobs.thetas_arg(
             ebm_jobs.grid_thetas(EBM, EB["model"], wc.grid, wc.dataset)
         ),
-        losses=" ".join(EBM["losses"]),
         settings=eb_jobs.settings_json(ebm_jobs.margin_settings(EB)),
         fit_units=lambda wc: ebm_jobs.fit_units(EBM, EB, wc.grid, wc.dataset),
         seed=SEED,
@@ -43,7 +44,7 @@ rule exactboost_margin:
     shell:
         EB_ENV
         + " boostcm exactboost margin --dataset {wildcards.dataset} --data {input}"
-        " --fold {wildcards.fold} --grid {wildcards.grid} --losses {params.losses}"
+        " --fold {wildcards.fold} --grid {wildcards.grid} --losses {wildcards.loss}"
         " --thetas {params.thetas} --n-folds {params.n_folds} --cv-seed {params.cv_seed}"
         " --seed {params.seed} --pak-fraction {params.pak}"
         ' --configfile "$BOOSTCM_RUN_CONFIG" --out {output} > {log} 2>&1'

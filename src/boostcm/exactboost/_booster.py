@@ -79,7 +79,13 @@ def _candidate(cur, xj, xi, a, b, new, left, right):
     """Scores `cur` (Ranked: ascending, with labels and rows) plus the stump (a where
     xj <= xi, else b), into `new` in ascending order: each side (`left`, `right`: work arrays)
     stays sorted, so one merge (left first among equal scores). Returns the smallest and
-    largest new score."""
+    largest new score.
+
+    Neither pass branches on the data (a row's side and the merge's next pick follow no
+    pattern, so such branches are mispredicted about as often as taken): the split writes each
+    row at the end of both sides and advances its own side's end only, and the merge reads past
+    an exhausted side an infinite sentinel (scores are finite; both sides non-empty leave a
+    slot for it), which picks the other side as the bounds tests did."""
     ss, sy, sr = cur
     ns, ny, nr = new
     lv, ly, lr = left
@@ -89,29 +95,37 @@ def _candidate(cur, xj, xi, a, b, new, left, right):
     nrt = 0
     for i in range(n):
         r = sr[i]
-        if xj[r] <= xi:
-            lv[nl] = ss[i] + a
-            ly[nl] = sy[i]
-            lr[nl] = r
-            nl += 1
-        else:
-            rv[nrt] = ss[i] + b
-            ry[nrt] = sy[i]
-            rr[nrt] = r
-            nrt += 1
+        v = ss[i]
+        c = sy[i]
+        go_left = xj[r] <= xi
+        lv[nl] = v + a
+        ly[nl] = c
+        lr[nl] = r
+        rv[nrt] = v + b
+        ry[nrt] = c
+        rr[nrt] = r
+        nl += go_left
+        nrt += not go_left
+    if nl == 0 or nrt == 0:
+        sv, sc, sq = (lv, ly, lr) if nrt == 0 else (rv, ry, rr)
+        for i in range(n):
+            ns[i] = sv[i]
+            ny[i] = sc[i]
+            nr[i] = sq[i]
+        return ns[0], ns[n - 1]
+    lv[nl] = np.inf
+    rv[nrt] = np.inf
     il = 0
     ir = 0
     for i in range(n):
-        if ir >= nrt or (il < nl and lv[il] <= rv[ir]):
-            ns[i] = lv[il]
-            ny[i] = ly[il]
-            nr[i] = lr[il]
-            il += 1
-        else:
-            ns[i] = rv[ir]
-            ny[i] = ry[ir]
-            nr[i] = rr[ir]
-            ir += 1
+        u = lv[il]
+        w = rv[ir]
+        take = u <= w
+        ns[i] = u if take else w
+        ny[i] = ly[il] if take else ry[ir]
+        nr[i] = lr[il] if take else rr[ir]
+        il += take
+        ir += not take
     return ns[0], ns[n - 1]
 
 

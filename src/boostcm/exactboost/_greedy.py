@@ -70,7 +70,9 @@ def _point_value(loss, pts, ncls, runs, buf_neg, buf_pos, xi, a, b):
 def scatter4(pts, ncls, xl, xs, xh, vals, start, length):
     """Split the points (by_class) into four groups by x: left (x <= xl), the two halves of the
     undecided points (xl < x <= xs, xs < x <= xh) and right (x > xh); runs r = 2 g + class, run
-    r stored from r * m on. Returns (x range of group 1, x range of group 2)."""
+    r stored from r * m on. Returns (x range of group 1, x range of group 2). No branch on the
+    group, as :func:`._interval.scatter`: each point is written at the end of all four runs and
+    only its own run's end advances."""
     m = pts.shape[2]
     lo1 = np.inf
     hi1 = -np.inf
@@ -88,22 +90,23 @@ def scatter4(pts, ncls, xl, xs, xh, vals, start, length):
         for i in range(ncls[c]):
             xv = pts[c, 1, i]
             v = pts[c, 0, i]
-            if xv <= xl:
-                vals[b0 + k0] = v
-                k0 += 1
-            elif xv <= xs:
-                lo1 = min(lo1, xv)
-                hi1 = max(hi1, xv)
-                vals[b1 + k1] = v
-                k1 += 1
-            elif xv <= xh:
-                lo2 = min(lo2, xv)
-                hi2 = max(hi2, xv)
-                vals[b2 + k2] = v
-                k2 += 1
-            else:
-                vals[b3 + k3] = v
-                k3 += 1
+            g0 = xv <= xl
+            g01 = xv <= xs
+            g012 = xv <= xh
+            g1 = g01 and not g0
+            g2 = g012 and not g01
+            vals[b0 + k0] = v
+            vals[b1 + k1] = v
+            vals[b2 + k2] = v
+            vals[b3 + k3] = v
+            k0 += g0
+            k1 += g1
+            k2 += g2
+            k3 += not g012
+            lo1 = min(lo1, xv if g1 else np.inf)
+            hi1 = max(hi1, xv if g1 else -np.inf)
+            lo2 = min(lo2, xv if g2 else np.inf)
+            hi2 = max(hi2, xv if g2 else -np.inf)
         start[c], start[2 + c], start[4 + c], start[6 + c] = b0, b1, b2, b3
         length[c], length[2 + c], length[4 + c], length[6 + c] = k0, k1, k2, k3
     return lo1, hi1, lo2, hi2

@@ -48,8 +48,12 @@ def by_class(s, x, y, pts, ncls):
 def scatter(pts, ncls, xi_lo, xi_hi, vals, start, length):
     """Split the points (:func:`by_class`) into the six runs r = 2 g + class, g = left
     (x <= xi_lo), undecided, right (x > xi_hi), each ascending in score; run r is stored from
-    r * m on (`vals` has 6 m entries). One pass per class with the run ends in registers.
-    Returns (number of undecided points, their smallest x, their largest x)."""
+    r * m on (`vals` has 6 m entries). One pass per class with the run ends in registers and no
+    branch on the group (a point's group follows no pattern, so a branch on it is mispredicted
+    about as often as taken): each point is written at the end of all three runs and only its
+    own run's end advances (a later point or nothing overwrites the other two writes, which lie
+    past their runs' ends). Returns (number of undecided points, their smallest x, their
+    largest x)."""
     m = pts.shape[2]
     ulo = np.inf
     uhi = -np.inf
@@ -63,17 +67,17 @@ def scatter(pts, ncls, xi_lo, xi_hi, vals, start, length):
         for i in range(ncls[c]):
             xv = pts[c, 1, i]
             v = pts[c, 0, i]
-            if xv <= xi_lo:
-                vals[b0 + k0] = v
-                k0 += 1
-            elif xv > xi_hi:
-                vals[b2 + k2] = v
-                k2 += 1
-            else:
-                ulo = min(ulo, xv)
-                uhi = max(uhi, xv)
-                vals[b1 + k1] = v
-                k1 += 1
+            left = xv <= xi_lo
+            right = xv > xi_hi
+            und = not (left or right)
+            vals[b0 + k0] = v
+            vals[b1 + k1] = v
+            vals[b2 + k2] = v
+            k0 += left
+            k1 += und
+            k2 += right
+            ulo = min(ulo, xv if und else np.inf)
+            uhi = max(uhi, xv if und else -np.inf)
         start[c], start[2 + c], start[4 + c] = b0, b1, b2
         length[c], length[2 + c], length[4 + c] = k0, k1, k2
     return length[2] + length[3], ulo, uhi

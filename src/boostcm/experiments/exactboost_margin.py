@@ -20,10 +20,13 @@ Protocol (the papers give none; decisions D107-D109 of docs/decisions.md):
 * **Grid.** ``linspace(0, max, n)`` (or an explicit list) plus 0 and the default margin, sorted;
   a ``dense`` grid (the authors' ``linspace(0, 0.7, 192)``) on some datasets.
 
-One job = one grid x dataset x fold, every loss and theta in one process (a process start costs
-seconds, a fit of a small dataset about as much). It writes one parquet file: one row per loss,
-theta and split (``train``/``test``) with the loss value and its k; the settings, seeds and folds in
-the metadata. :func:`build_margin_table` aggregates the job files into ``results/tables/EB-F1.csv``.
+One workflow job = one grid x dataset x fold x loss, every theta in one process (a process start
+costs seconds, a fit of a small dataset about as much; one job per loss keeps the longest job of a
+large dataset to a third of the sweep, and the losses' models share nothing). It writes one parquet
+file: one row per theta and split (``train``/``test``) with the loss value and its k; the settings,
+seeds and folds in the metadata. :func:`run_margin_job` takes several losses too (one file for
+them all). :func:`build_margin_table` aggregates the job files into ``results/tables/EB-F1.csv``;
+the table does not depend on how the losses were spread over the files.
 """
 
 from __future__ import annotations
@@ -251,26 +254,32 @@ def margin_datasets(section: dict, available) -> tuple[list[str], list[str]]:
     return run, [d for d in section["datasets"] if d not in have]
 
 
-def margin_path(grid: str, dataset: str, fold) -> str:
-    return f"results/exactboost_margin/{grid}/{dataset}/fold{fold}.parquet"
+def margin_path(grid: str, dataset: str, fold, loss: str) -> str:
+    """The job file of one grid, dataset, fold and loss."""
+    return f"results/exactboost_margin/{grid}/{dataset}/fold{fold}/{loss}.parquet"
 
 
 def margin_jobs(section: dict, eb_cfg: dict, available) -> list[str]:
     """Every job file of EB-F1: the coarse grid on the run's datasets, the dense grid on those of
-    ``dense.datasets`` it has, every fold."""
+    ``dense.datasets`` it has, every fold and loss."""
     run, _ = margin_datasets(section, available)
     dense = [d for d in run if d in section["dense"]["datasets"]]
     folds = range(int(eb_cfg["n_folds"]))
-    return [margin_path("coarse", d, f) for d in run for f in folds] + [
-        margin_path("dense", d, f) for d in dense for f in folds
+    losses = section["losses"]
+    return [
+        margin_path(grid, d, f, loss)
+        for grid, datasets in (("coarse", run), ("dense", dense))
+        for d in datasets
+        for f in folds
+        for loss in losses
     ]
 
 
 def fit_units(section: dict, eb_cfg: dict, grid: str, dataset: str) -> float:
-    """Fits of a job in full-size equivalents (losses x thetas x E x T / (250 x 50)): the
+    """Fits of a job (one loss) in full-size equivalents (thetas x E x T / (250 x 50)): the
     ``units`` of its cost entry (``config/job_costs.yaml``)."""
     m = eb_cfg["model"]
-    n = len(grid_thetas(section, m, grid, dataset)) * len(section["losses"])
+    n = len(grid_thetas(section, m, grid, dataset))
     return n * m["n_estimators"] * m["n_rounds"] / (250 * 50)
 
 
@@ -283,7 +292,7 @@ def read_margin_jobs(files) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        A file that is not an EB-F1 job, or two files of the same grid, dataset and fold.
+        A file that is not an EB-F1 job, or a loss of one grid, dataset and fold in two files.
     """
     frames, seen = [], set()
     for path in files:
@@ -291,9 +300,10 @@ def read_margin_jobs(files) -> pd.DataFrame:
         if meta.get("stage") != "margin":
             raise ValueError(f"{path} is not an EB-F1 margin job (stage {meta.get('stage')!r})")
         key = (meta["grid"], meta["dataset"], int(meta["fold"]))
-        if key in seen:
-            raise ValueError(f"{path}: {key} given twice")
-        seen.add(key)
+        for loss in meta["losses"]:
+            if (*key, loss) in seen:
+                raise ValueError(f"{path}: {(*key, loss)} given twice")
+            seen.add((*key, loss))
         f = pd.read_parquet(path)
         f.insert(0, "fold", key[2])
         f.insert(0, "dataset", key[1])

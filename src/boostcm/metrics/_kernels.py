@@ -26,15 +26,28 @@ AUC, KS, PAK = 0, 1, 2
 METRIC_IDS = {"auc": AUC, "ks": KS, "pak": PAK}
 VALUE, BOUND, BOUND_MARGIN = 0, 1, 2  # what `badness` computes (see pak_badness)
 TIGHT = 4  # added to a bound mode: the AUC bound compares same-group pairs at one stump value
+GALLOP = 4  # pair counts and KS gallop through the larger side when it is this many times larger
 
 
 @njit(cache=True, nogil=True)
-def _n_below(vals, s, n, off, mth, t, strict):
-    """#{i: (vals[s + i] + off) - mth < t} (strict) or <= t, by bisection (monotone in v;
-    negatives use mth = 0, and v - 0.0 == v)."""
-    lo = 0
-    hi = n
-    while lo < hi:
+def _n_below_from(vals, s, n, off, mth, t, strict, j):
+    """#{i: (vals[s + i] + off) - mth < t} (strict) or <= t, known to be at least `j` (the test is
+    monotone in v; negatives use mth = 0, and v - 0.0 == v): gallops up from j (steps 1, 2,
+    4, ...) to bracket it, then bisects the bracket, so an answer c costs O(log(c - j))."""
+    lo = j  # values at indices < lo pass the test
+    hi = j
+    step = 1
+    while hi < n:
+        u = (vals[s + hi] + off) - mth
+        if u < t or (not strict and u == t):
+            lo = hi + 1
+            hi += step
+            step *= 2
+        else:
+            break
+    if hi > n:
+        hi = n
+    while lo < hi:  # the answer is in [lo, hi]
         mid = (lo + hi) >> 1
         u = (vals[s + mid] + off) - mth
         if u < t or (not strict and u == t):
@@ -47,19 +60,26 @@ def _n_below(vals, s, n, off, mth, t, strict):
 @njit(cache=True, nogil=True)
 def pair2_merge(vals, sp, lp, op, mth, sn, ln, on, want_gap):
     """(2 #{p > q} + #{p == q}, smallest |p - q| over all pairs) by one merge, p = (positive +
-    op) - mth, q = negative + on; the gap (0.0 on a tie) only if `want_gap`, else inf."""
+    op) - mth, q = negative + on; the gap (0.0 on a tie) only if `want_gap`, else inf. When the
+    negatives are several times more, each positive's place among them is found by galloping
+    from the previous one's (:func:`_n_below_from`, the same comparisons) instead of stepping."""
     j_lt = 0
     j_le = 0
     total = 0
     gap = np.inf
+    gallop = GALLOP * lp < ln
     for i in range(lp):
         p = (vals[sp + i] + op) - mth
-        while j_lt < ln and vals[sn + j_lt] + on < p:
-            j_lt += 1
-        if j_le < j_lt:
-            j_le = j_lt
-        while j_le < ln and vals[sn + j_le] + on <= p:
-            j_le += 1
+        if gallop:
+            j_lt = _n_below_from(vals, sn, ln, on, 0.0, p, True, j_lt)
+            j_le = _n_below_from(vals, sn, ln, on, 0.0, p, False, max(j_le, j_lt))
+        else:
+            while j_lt < ln and vals[sn + j_lt] + on < p:
+                j_lt += 1
+            if j_le < j_lt:
+                j_le = j_lt
+            while j_le < ln and vals[sn + j_le] + on <= p:
+                j_le += 1
         total += j_lt + j_le
         if want_gap:
             if j_le > j_lt:
@@ -76,26 +96,30 @@ def pair2_merge(vals, sp, lp, op, mth, sn, ln, on, want_gap):
 def _pair2(vals, sp, lp, op, mth, sn, ln, on):
     """2 #{p > q} + #{p == q}, p = (positive + op) - mth, q = negative + on.
 
-    A merge costs lp + ln steps; when one side is much smaller, each of its points is located
-    in the other side by bisection instead (same comparisons, so the same count)."""
-    if 16 * lp < ln:
+    A merge costs lp + ln steps; when one side is several times smaller, each of its points is
+    located in the other side by galloping from the previous point's place (O(log) of the gap),
+    about lp log(ln / lp) steps: the same comparisons of the same values (both sides ascend), so
+    the same count."""
+    if GALLOP * lp < ln:
         total = 0
+        j_lt = 0
+        j_le = 0
         for i in range(lp):
             p = (vals[sp + i] + op) - mth
-            total += _n_below(vals, sn, ln, on, 0.0, p, True) + _n_below(
-                vals, sn, ln, on, 0.0, p, False
-            )
+            j_lt = _n_below_from(vals, sn, ln, on, 0.0, p, True, j_lt)
+            j_le = _n_below_from(vals, sn, ln, on, 0.0, p, False, max(j_le, j_lt))
+            total += j_lt + j_le
         return total
-    if 16 * ln < lp:
+    if GALLOP * ln < lp:
         total = 0
+        k_lt = 0
+        k_le = 0
         for j in range(ln):
             q = vals[sn + j] + on
             # p > q counts twice, p == q once: (lp - #{p <= q}) + (lp - #{p < q})
-            total += (
-                2 * lp
-                - _n_below(vals, sp, lp, op, mth, q, False)
-                - _n_below(vals, sp, lp, op, mth, q, True)
-            )
+            k_lt = _n_below_from(vals, sp, lp, op, mth, q, True, k_lt)
+            k_le = _n_below_from(vals, sp, lp, op, mth, q, False, max(k_le, k_lt))
+            total += 2 * lp - k_le - k_lt
         return total
     return pair2_merge(vals, sp, lp, op, mth, sn, ln, on, False)[0]
 
@@ -175,7 +199,62 @@ def ks_sweep(neg, n0, pos, n1):
 
 
 @njit(cache=True, nogil=True)
+def _ks_few_positives(vals, start, length, off_neg, off_pos, mth):
+    """:func:`ks_sweep` of the merged classes, by positives: max(0, max_j n1 c_j - n0 j) over
+    the positives in ascending order (j = 0, 1, ...), c_j = #{negatives < positive j}, each
+    c_j galloped to from c_{j-1} in every negative run (:func:`_n_below_from`).
+
+    The same max: a negative i with j positives at or below it has c_j >= i + 1 (if j < n1;
+    else its term is <= 0), so its term n1 (i + 1) - n0 j is at most n1 c_j - n0 j; and for
+    c_j > 0 the negative c_j - 1 has at most j positives at or below it, so its term is at
+    least n1 c_j - n0 j. The comparisons are those of the sweep (q < p is not p <= q)."""
+    n0 = length[0] + length[2] + length[4]
+    n1 = length[1] + length[3] + length[5]
+    inf = np.inf
+    sp0, sp1, sp2 = start[1], start[3], start[5]
+    lp0, lp1, lp2 = length[1], length[3], length[5]
+    op0, op1, op2 = off_pos[0], off_pos[1], off_pos[2]
+    ip0 = 0
+    ip1 = 0
+    ip2 = 0
+    hp0 = (vals[sp0] + op0) - mth if lp0 > 0 else inf  # heads of the positive runs
+    hp1 = (vals[sp1] + op1) - mth if lp1 > 0 else inf
+    hp2 = (vals[sp2] + op2) - mth if lp2 > 0 else inf
+    c0 = 0  # negatives below the current positive, per negative run
+    c1 = 0
+    c2 = 0
+    best = 0
+    for j in range(n1):
+        if hp0 <= hp1 and hp0 <= hp2:
+            p = hp0
+            ip0 += 1
+            hp0 = (vals[sp0 + ip0] + op0) - mth if ip0 < lp0 else inf
+        elif hp1 <= hp2:
+            p = hp1
+            ip1 += 1
+            hp1 = (vals[sp1 + ip1] + op1) - mth if ip1 < lp1 else inf
+        else:
+            p = hp2
+            ip2 += 1
+            hp2 = (vals[sp2 + ip2] + op2) - mth if ip2 < lp2 else inf
+        c0 = _n_below_from(vals, start[0], length[0], off_neg[0], 0.0, p, True, c0)
+        c1 = _n_below_from(vals, start[2], length[2], off_neg[1], 0.0, p, True, c1)
+        c2 = _n_below_from(vals, start[4], length[4], off_neg[2], 0.0, p, True, c2)
+        c = c0 + c1 + c2
+        best = max(best, n1 * c - n0 * j)
+        if c == n0:  # every later term is n1 n0 - n0 j', smaller
+            break
+    return best
+
+
+@njit(cache=True, nogil=True)
 def ks_badness(vals, start, length, off_neg, off_pos, mth, buf_neg, buf_pos):
+    """n0 n1 - :func:`ks_sweep` of the merged classes (`buf_neg`, `buf_pos`: merge buffers);
+    by the positives (:func:`_ks_few_positives`) when the negatives are several times more."""
+    n0 = length[0] + length[2] + length[4]
+    n1 = length[1] + length[3] + length[5]
+    if GALLOP * n1 < n0:
+        return n0 * n1 - _ks_few_positives(vals, start, length, off_neg, off_pos, mth)
     n0 = _merge_class(vals, start, length, off_neg, 0.0, 0, buf_neg)
     n1 = _merge_class(vals, start, length, off_pos, mth, 1, buf_pos)
     return n0 * n1 - ks_sweep(buf_neg, n0, buf_pos, n1)
