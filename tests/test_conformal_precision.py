@@ -105,6 +105,27 @@ def test_expected_sims_follows_the_t_interval_and_the_cap():
     assert projected_sims("ar1", 0.3, table, **{**at, "n_max": 0}) == 0
 
 
+def test_the_cost_table_prices_every_model_with_its_own_pilot_sd():
+    # config/job_costs.yaml: conditional_sd[model][process] = {dependence level: sd} (D145)
+    from pathlib import Path
+
+    import yaml
+
+    costs = yaml.safe_load((Path(__file__).parents[1] / "config" / "job_costs.yaml").read_text())
+    sd = costs["rules"]["conformal_simulate_point"]["conditional_sd"]
+    assert set(sd) == {"boosting", "forest", "network"}
+    for model, tables in sd.items():
+        assert set(tables) == {"ar1", "hmm"}, model
+        for process, table in tables.items():
+            assert table and all(0 < v < 0.5 for v in table.values()), (model, process)
+    # the measured reason for per-model tables: at HMM 1 - p = 0.9 (p = 0.1) the network's sd,
+    # hence its projected simulations, is far above boosting's
+    rule = dict(half_width=0.005, level=0.99, batch=100, min_sims=200, n_max=10_000)
+    network = projected_sims("hmm", 0.1, sd["network"]["hmm"], **rule)
+    boosting = projected_sims("hmm", 0.1, sd["boosting"]["hmm"], **rule)
+    assert network > 2 * boosting
+
+
 SETTINGS = dict(
     seed=5,
     n_lags=3,

@@ -59,13 +59,13 @@ rule conformal_simulate_chunk:
         " --n-test {params.cp[n_test]} --alpha {params.cp[alpha]} {params.fsc} --out {output} > {log} 2>&1"
 
 
-# the simulations a precision job is projected to need (its cost): conditional sd measured at a few
-# dependence levels, config/job_costs.yaml
+# the simulations a precision job is projected to need (its cost): conditional sd measured per model
+# at a few dependence levels, config/job_costs.yaml
 CP_SD = JOB_COSTS["rules"]["conformal_simulate_point"]["conditional_sd"]
 CP_EXPECTED = lambda wc: projected_sims(
     wc.process,
     float(wc.param),
-    CP_SD[wc.process],
+    CP_SD[wc.model][wc.process],
     n_max=n_sims_for(CP["n_sims"], wc.model),
     **CP_PRECISION,
 )
