@@ -84,6 +84,27 @@ def dag(tmp_path_factory) -> dict[str, dict]:
     return _parse_dry_run(proc.stdout + proc.stderr)
 
 
+def test_a_run_without_main_datasets_requests_only_the_tables_it_has_data_for(tmp_path):
+    # the main tables (EB-T3, EB-T4, EB-F3) on datasets this run lacks: not requested, rather
+    # than a table job that aggregates nothing and fails
+    extra = tmp_path / "no_main.yaml"
+    extra.write_text(yaml.safe_dump({"exactboost": {"main_datasets": ["gmsc"]}}))
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--forceall", "--nolock", "--cores", "2"]
+        + ["--configfile", "config/ci.yaml", str(extra)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    requested = set(_parse_dry_run(proc.stdout + proc.stderr)["<rule all>"]["input"])
+    for target in ("EB-T3", "EB-T4", "EB-F3"):
+        assert f"results/verdicts/{target}.json" not in requested
+    for target in ("EB-T6", "EB-T7", "EB-T8", "EB-T9", "EB-T10", "EB-T11"):
+        assert f"results/verdicts/{target}.json" in requested
+
+
 @pytest.fixture(scope="module")
 def priced() -> set[str]:
     return set(yaml.safe_load((REPO / "config" / "job_costs.yaml").read_text())["rules"])

@@ -333,6 +333,15 @@ rule exactboost_landscape_notebook:
 
 
 if EB["enabled"]:
-    ALL_TARGETS.extend(verdict_files([*EB_TABLES, *EB_FIGURES]))
+    # a table none of whose datasets this run has is not requested: it would aggregate nothing
+    ALL_TARGETS.extend(
+        verdict_files(
+            [
+                t
+                for t in [*EB_TABLES, *EB_FIGURES]
+                if eb_jobs.target_datasets(EB, EB_AVAILABLE, t)
+            ]
+        )
+    )
     if EBL["enabled"] and EBL["dataset"] in EB_AVAILABLE:
         ALL_TARGETS.extend(verdict_files(target_ids("exactboost_landscape")))
