@@ -115,6 +115,36 @@ def stable_order(keys, order):
 
 
 @numba.njit(cache=True)
+def _split_node(Xb, idx, f, b, node, n_nodes, feat, thr, left, right, seg_start, seg_end):
+    """Split `node` on bin ``Xb[:, f] <= b``: partition its segment of `idx` in place (left
+    side first), record the split and make nodes `n_nodes` (left) and `n_nodes + 1` (right)
+    leaves over the two halves. Returns the first position of the right half."""
+    start = seg_start[node]
+    end = seg_end[node]
+    lo = start
+    hi = end - 1
+    while lo <= hi:
+        if Xb[idx[lo], f] <= b:
+            lo += 1
+        else:
+            tmp = idx[lo]
+            idx[lo] = idx[hi]
+            idx[hi] = tmp
+            hi -= 1
+    feat[node] = f
+    thr[node] = b
+    left[node] = n_nodes
+    right[node] = n_nodes + 1
+    seg_start[n_nodes] = start
+    seg_end[n_nodes] = lo
+    seg_start[n_nodes + 1] = lo
+    seg_end[n_nodes + 1] = end
+    feat[n_nodes] = -1
+    feat[n_nodes + 1] = -1
+    return lo
+
+
+@numba.njit(cache=True)
 def _forest_split(
     Xb,
     target,
@@ -287,27 +317,7 @@ def grow_forest_tree(
         )
         if f < 0:
             continue
-        # partition the segment: bin <= b to the left
-        lo = start
-        hi = end - 1
-        while lo <= hi:
-            if Xb[idx[lo], f] <= b:
-                lo += 1
-            else:
-                tmp = idx[lo]
-                idx[lo] = idx[hi]
-                idx[hi] = tmp
-                hi -= 1
-        feat[node] = f
-        thr[node] = b
-        left[node] = n_nodes
-        right[node] = n_nodes + 1
-        seg_start[n_nodes] = start
-        seg_end[n_nodes] = lo
-        seg_start[n_nodes + 1] = lo
-        seg_end[n_nodes + 1] = end
-        feat[n_nodes] = -1
-        feat[n_nodes + 1] = -1
+        _split_node(Xb, idx, f, b, node, n_nodes, feat, thr, left, right, seg_start, seg_end)
         stack[top] = n_nodes
         stack[top + 1] = n_nodes + 1
         top += 2
@@ -617,28 +627,9 @@ def grow_gradient_tree(
             continue
         start = seg_start[node]
         end = seg_end[node]
-        lo = start
-        hi = end - 1
-        while lo <= hi:
-            if Xb[idx[lo], f] <= b:
-                lo += 1
-            else:
-                tmp = idx[lo]
-                idx[lo] = idx[hi]
-                idx[hi] = tmp
-                hi -= 1
-        feat[node] = f
-        thr[node] = b
         lnode = n_nodes
         rnode = n_nodes + 1
-        left[node] = lnode
-        right[node] = rnode
-        seg_start[lnode] = start
-        seg_end[lnode] = lo
-        seg_start[rnode] = lo
-        seg_end[rnode] = end
-        feat[lnode] = -1
-        feat[rnode] = -1
+        lo = _split_node(Xb, idx, f, b, node, n_nodes, feat, thr, left, right, seg_start, seg_end)
         slot[lnode] = 0
         slot[rnode] = 1
         n_nodes += 2
