@@ -59,6 +59,20 @@ def _parse_dry_run(text: str) -> dict[str, dict]:
     return jobs
 
 
+def _dry_run(*configfiles: str) -> dict[str, dict]:
+    """Jobs of ``snakemake -n --forceall`` on `configfiles`, by output file."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--forceall", "--nolock", "--cores", "2"]
+        + ["--configfile", *configfiles],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return _parse_dry_run(proc.stdout + proc.stderr)
+
+
 @pytest.fixture(scope="module")
 def dag(tmp_path_factory) -> dict[str, dict]:
     """The dry run's jobs by output file; ``"<rule all>"`` is the default target."""
@@ -72,16 +86,7 @@ def dag(tmp_path_factory) -> dict[str, dict]:
             }
         )
     )
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--forceall", "--nolock", "--cores", "2"]
-        + ["--configfile", "config/ci.yaml", str(extra)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return _parse_dry_run(proc.stdout + proc.stderr)
+    return _dry_run("config/ci.yaml", str(extra))
 
 
 def test_a_run_without_main_datasets_requests_only_the_tables_it_has_data_for(tmp_path):
@@ -89,16 +94,7 @@ def test_a_run_without_main_datasets_requests_only_the_tables_it_has_data_for(tm
     # than a table job that aggregates nothing and fails
     extra = tmp_path / "no_main.yaml"
     extra.write_text(yaml.safe_dump({"exactboost": {"main_datasets": ["gmsc"]}}))
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--forceall", "--nolock", "--cores", "2"]
-        + ["--configfile", "config/ci.yaml", str(extra)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    requested = set(_parse_dry_run(proc.stdout + proc.stderr)["<rule all>"]["input"])
+    requested = set(_dry_run("config/ci.yaml", str(extra))["<rule all>"]["input"])
     for target in ("EB-T3", "EB-T4", "EB-F3"):
         assert f"results/verdicts/{target}.json" not in requested
     for target in ("EB-T6", "EB-T7", "EB-T8", "EB-T9", "EB-T10", "EB-T11"):
