@@ -427,6 +427,114 @@ def _shift_data(sim, seed, st):
     return out
 
 
+def _cpu_timed(fn):
+    """``fn()`` and the CPU seconds of this process it took (run with one BLAS thread)."""
+    t0 = time.process_time()
+    out = fn()
+    return out, time.process_time() - t0
+
+
+def _density_ratio_weights(data, sim, seed, st, ratio_grid):
+    """The calibration points' density-ratio weights of :func:`compare_calibrators`.
+
+    Ours on the settings' grid, ours on `ratio_grid` when given, and the ``densratio`` package's
+    uLSIF on the comparison grid when it is installed; name -> (weights, fit CPU seconds, sigma,
+    lambda).
+    """
+    import importlib.util
+
+    sigmas, lambdas = st.grids()
+    grids = {"uLSIF (ours)": (sigmas, lambdas)}
+    if ratio_grid is not None:
+        grids["uLSIF (ours), comparison grid"] = ratio_grid
+    weights = {}
+    for name, (grid_s, grid_l) in grids.items():
+        ratio, seconds = _cpu_timed(
+            lambda grid_s=grid_s, grid_l=grid_l: ULSIF(
+                sigmas=grid_s,
+                lambdas=grid_l,
+                n_centers=st.n_centers,
+                random_state=_int_seed(seed, "calibration", "ulsif", sim),
+            ).fit(data["X_ratio_s"], data["X_ratio_t"])
+        )
+        weights[name] = (ratio.predict(data["X_cal"]), seconds, ratio.sigma_, ratio.lambda_)
+    if importlib.util.find_spec("densratio") is not None:
+        from densratio import densratio
+
+        grid_s, grid_l = (sigmas, lambdas) if ratio_grid is None else ratio_grid
+        np.random.seed(_int_seed(seed, "calibration", "densratio", sim) % 2**32)
+        dr, seconds = _cpu_timed(
+            lambda: densratio(
+                data["X_ratio_t"],
+                data["X_ratio_s"],
+                alpha=0.0,
+                sigma_range=list(grid_s),
+                lambda_range=list(grid_l),
+                kernel_num=st.n_centers,
+                verbose=False,
+            )
+        )
+        label = "uLSIF (densratio)" + (", comparison grid" if ratio_grid is not None else "")
+        weights[label] = (
+            np.asarray(dr.compute_density_ratio(data["X_cal"])),
+            seconds,
+            float(dr.kernel_info.sigma),
+            float(dr.lambda_),
+        )
+    return weights
+
+
+def _calibrator_fits(forest, data, w, split, st):
+    """The recalibrations of `forest` by every calibrator, the points weighted by `w` (or not).
+
+    Yields (calibrator name, fit, predict): ``fit()`` returns a fitted calibrator, ``predict(m)``
+    its probabilities on the test points.
+    """
+    import importlib.util
+
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.frozen import FrozenEstimator
+
+    X_cal, y_cal, X_test = data["X_cal"], data["y_cal"], data["X_test"]
+    s_cal, s_test = forest.predict_proba(X_cal)[:, 1], forest.predict_proba(X_test)[:, 1]
+    common = dict(n_bins=st.n_bins, n_quantile=st.n_quantile, duplicates="drop")
+    if w is None:
+        yield (
+            "histogram binning (ours)",
+            lambda: HistogramBinning(random_state=split, **common).fit(s_cal, y_cal),
+            lambda m: m.predict(s_test),
+        )
+    else:
+        yield (
+            "weighted binning (ours)",
+            lambda: WeightedHistogramBinning(random_state=split, **common).fit(
+                s_cal, y_cal, sample_weight=w
+            ),
+            lambda m: m.predict(s_test),
+        )
+    for method, name in (
+        ("isotonic", "isotonic (scikit-learn)"),
+        ("sigmoid", "sigmoid / Platt (scikit-learn)"),
+    ):
+        yield (
+            name,
+            lambda method=method: CalibratedClassifierCV(
+                FrozenEstimator(forest), method=method
+            ).fit(X_cal, y_cal, sample_weight=w),
+            lambda m: m.predict_proba(X_test)[:, 1],
+        )
+    if importlib.util.find_spec("betacal") is not None:
+        from betacal import BetaCalibration
+
+        yield (
+            "beta calibration (betacal)",
+            lambda: BetaCalibration(parameters="abm").fit(
+                s_cal.reshape(-1, 1), y_cal, sample_weight=w
+            ),
+            lambda m: m.predict(s_test.reshape(-1, 1)),
+        )
+
+
 def compare_calibrators(
     sim: int, *, seed: int, settings: ShiftSettings, ratio_grid=None
 ) -> pd.DataFrame:
@@ -456,11 +564,7 @@ def compare_calibrators(
         One row per (calibrator, weighting): ECE on the target test points, fit CPU seconds,
         the guarantee offered; density-ratio rows give the weights' RMSE and the chosen grid point.
     """
-    import importlib.util
-
-    from sklearn.calibration import CalibratedClassifierCV
     from sklearn.ensemble import RandomForestClassifier
-    from sklearn.frozen import FrozenEstimator
 
     from ..calibration import expected_calibration_error
 
@@ -469,155 +573,56 @@ def compare_calibrators(
     forest = RandomForestClassifier(
         n_estimators=st.n_trees, random_state=_int_seed(seed, "calibration", "forest", sim)
     ).fit(data["X_train"], data["y_train"])
-    X_cal, y_cal, X_test, y_test = data["X_cal"], data["y_cal"], data["X_test"], data["y_test"]
-    s_cal, s_test = forest.predict_proba(X_cal)[:, 1], forest.predict_proba(X_test)[:, 1]
-    w_true = beta_likelihood_ratio(X_cal, a_target=st.target_a, b_target=st.target_b)
-    sigmas, lambdas = st.grids()
-    rows = []
-
-    def timed(fn):  # CPU seconds of this process (run with one BLAS thread)
-        t0 = time.process_time()
-        out = fn()
-        return out, time.process_time() - t0
-
-    ratio, t_ratio = timed(
-        lambda: ULSIF(
-            sigmas=sigmas,
-            lambdas=lambdas,
-            n_centers=st.n_centers,
-            random_state=_int_seed(seed, "calibration", "ulsif", sim),
-        ).fit(data["X_ratio_s"], data["X_ratio_t"])
-    )
-    w_hat = ratio.predict(X_cal)
-    weights = {"uLSIF (ours)": (w_hat, t_ratio, ratio.sigma_, ratio.lambda_)}
-    grid_s, grid_l = (sigmas, lambdas) if ratio_grid is None else ratio_grid
-    if ratio_grid is not None:
-        small, t_small = timed(
-            lambda: ULSIF(
-                sigmas=grid_s,
-                lambdas=grid_l,
-                n_centers=st.n_centers,
-                random_state=_int_seed(seed, "calibration", "ulsif", sim),
-            ).fit(data["X_ratio_s"], data["X_ratio_t"])
-        )
-        weights["uLSIF (ours), comparison grid"] = (
-            small.predict(X_cal),
-            t_small,
-            small.sigma_,
-            small.lambda_,
-        )
-    if importlib.util.find_spec("densratio") is not None:
-        from densratio import densratio
-
-        np.random.seed(_int_seed(seed, "calibration", "densratio", sim) % 2**32)
-        dr, t_dr = timed(
-            lambda: densratio(
-                data["X_ratio_t"],
-                data["X_ratio_s"],
-                alpha=0.0,
-                sigma_range=list(grid_s),
-                lambda_range=list(grid_l),
-                kernel_num=st.n_centers,
-                verbose=False,
-            )
-        )
-        label = "uLSIF (densratio)" + (", comparison grid" if ratio_grid is not None else "")
-        weights[label] = (
-            np.asarray(dr.compute_density_ratio(X_cal)),
-            t_dr,
-            float(dr.kernel_info.sigma),
-            float(dr.lambda_),
-        )
-    split = _int_seed(seed, "calibration", "split", sim)
-    for name, (w, t_w, sig, lam) in weights.items():
-        rows.append(
-            {
-                "sim": sim,
-                "calibrator": name,
-                "weights": "-",
-                "ece": np.nan,
-                "fit_seconds": t_w,
-                "weight_rmse": float(np.sqrt(np.mean((w - w_true) ** 2))),
-                "sigma": sig,
-                "lambda": lam,
-                "guarantee": "density ratio",
-            }
-        )
-
-    def add(name, weighting, fit, predict):
-        model, t_fit = timed(fit)
-        rows.append(
-            {
-                "sim": sim,
-                "calibrator": name,
-                "weights": weighting,
-                "ece": expected_calibration_error(
-                    np.clip(predict(model), 0, 1), y_test, n_bins=st.n_eval_bins
-                ),
-                "fit_seconds": t_fit,
-                "weight_rmse": np.nan,
-                "sigma": np.nan,
-                "lambda": np.nan,
-                "guarantee": GUARANTEES.get(name, ""),
-            }
-        )
-
+    y_test = data["y_test"]
+    w_true = beta_likelihood_ratio(data["X_cal"], a_target=st.target_a, b_target=st.target_b)
+    weights = _density_ratio_weights(data, sim, seed, st, ratio_grid)
+    blank = {"ece": np.nan, "weight_rmse": np.nan, "sigma": np.nan, "lambda": np.nan}
+    rows = [
+        {
+            **blank,
+            "sim": sim,
+            "calibrator": name,
+            "weights": "-",
+            "fit_seconds": seconds,
+            "weight_rmse": float(np.sqrt(np.mean((w - w_true) ** 2))),
+            "sigma": sigma,
+            "lambda": lam,
+            "guarantee": "density ratio",
+        }
+        for name, (w, seconds, sigma, lam) in weights.items()
+    ]
+    s_test = forest.predict_proba(data["X_test"])[:, 1]
     rows.append(
         {
+            **blank,
             "sim": sim,
             "calibrator": "uncalibrated forest",
             "weights": "-",
             "ece": expected_calibration_error(s_test, y_test, n_bins=st.n_eval_bins),
             "fit_seconds": 0.0,
-            "weight_rmse": np.nan,
-            "sigma": np.nan,
-            "lambda": np.nan,
             "guarantee": "none",
         }
     )
-    common = dict(n_bins=st.n_bins, n_quantile=st.n_quantile, duplicates="drop")
-    add(
-        "histogram binning (ours)",
-        "none",
-        lambda: HistogramBinning(random_state=split, **common).fit(s_cal, y_cal),
-        lambda m: m.predict(s_test),
-    )
-    weight_sets = {"none": None, "uLSIF (ours)": w_hat}
+    weight_sets = {"none": None, "uLSIF (ours)": weights["uLSIF (ours)"][0]}
     weight_sets.update({k: v[0] for k, v in weights.items() if k.startswith("uLSIF (densratio)")})
-    for wname, w in weight_sets.items():
-        if w is not None:
-            add(
-                "weighted binning (ours)",
-                wname,
-                lambda w=w: WeightedHistogramBinning(random_state=split, **common).fit(
-                    s_cal, y_cal, sample_weight=w
-                ),
-                lambda m: m.predict(s_test),
+    split = _int_seed(seed, "calibration", "split", sim)
+    for weighting, w in weight_sets.items():
+        for name, fit, predict in _calibrator_fits(forest, data, w, split, st):
+            model, seconds = _cpu_timed(fit)
+            probs = np.clip(predict(model), 0, 1)
+            rows.append(
+                {
+                    **blank,
+                    "sim": sim,
+                    "calibrator": name,
+                    "weights": weighting,
+                    "ece": expected_calibration_error(probs, y_test, n_bins=st.n_eval_bins),
+                    "fit_seconds": seconds,
+                    "guarantee": GUARANTEES.get(name, ""),
+                }
             )
-        for method, name in (
-            ("isotonic", "isotonic (scikit-learn)"),
-            ("sigmoid", "sigmoid / Platt (scikit-learn)"),
-        ):
-            add(
-                name,
-                wname,
-                lambda method=method, w=w: CalibratedClassifierCV(
-                    FrozenEstimator(forest), method=method
-                ).fit(X_cal, y_cal, sample_weight=w),
-                lambda m: m.predict_proba(X_test)[:, 1],
-            )
-        if importlib.util.find_spec("betacal") is not None:
-            from betacal import BetaCalibration
-
-            add(
-                "beta calibration (betacal)",
-                wname,
-                lambda w=w: BetaCalibration(parameters="abm").fit(
-                    s_cal.reshape(-1, 1), y_cal, sample_weight=w
-                ),
-                lambda m: m.predict(s_test.reshape(-1, 1)),
-            )
-    return pd.DataFrame(rows)
+    columns = ["sim", "calibrator", "weights", "ece", "fit_seconds", "weight_rmse", "sigma"]
+    return pd.DataFrame(rows, columns=[*columns, "lambda", "guarantee"])
 
 
 # --- GUPTA-T1 and GUPTA-F1: the paper's notation table and relationship diagram ---------------
