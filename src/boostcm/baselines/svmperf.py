@@ -146,6 +146,9 @@ class SVMPerf(ScoringClassifier):
         primal objective.
     zero_objective_ : float
         Primal objective of w = 0 (every score tied): C times the first constraint's loss.
+    degenerate_ : bool
+        Whether zero_objective_ - objective_lower_bound_ <= C * eps (then a
+        ``DegenerateSolutionWarning`` was issued; D147).
     n_constraints_ : int
         Constraints in the final working set.
     n_iter_ : int
@@ -251,7 +254,8 @@ class SVMPerf(ScoringClassifier):
                 stacklevel=3,
             )
         improvement = self.zero_objective_ - self.objective_lower_bound_
-        if improvement <= self.C * self.eps:
+        self.degenerate_ = bool(improvement <= self.C * self.eps)
+        if self.degenerate_:
             warnings.warn(
                 f"SVMPerf's optimum improves its objective over the constant score (w = 0, "
                 f"objective {self.zero_objective_:.6g}) by at most {max(improvement, 0.0):.3g} "

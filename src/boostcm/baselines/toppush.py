@@ -204,6 +204,9 @@ class TopPush(ScoringClassifier):
         n_positives * primal(w_) + dual_objective_ at the end (>= 0).
     converged_ : bool
         Whether `duality_gap_` <= tol * max(1, |dual_objective_|).
+    degenerate_ : bool
+        Whether the dual certifies that no weights improve the objective over w = 0 by more than
+        that tolerance (then a ``DegenerateSolutionWarning`` was issued; D147).
     n_iter_ : int
         Iterations run.
     threshold_ : float
@@ -272,7 +275,9 @@ class TopPush(ScoringClassifier):
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        if m + self.dual_objective_ <= bound:  # -dual/m <= optimum <= 1 = objective at w = 0
+        # -dual/m <= optimum <= 1 = the objective of w = 0
+        self.degenerate_ = bool(m + self.dual_objective_ <= bound)
+        if self.degenerate_:
             warnings.warn(
                 "TopPush's optimum improves its objective over the constant score (w = 0, "
                 f"objective 1) by at most {(m + self.dual_objective_) / m:.3g} (dual bound), "
