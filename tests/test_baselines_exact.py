@@ -2,17 +2,21 @@
 solver (scipy) on small inputs."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
+from scipy.optimize import linprog, minimize
 from scipy.stats import ks_2samp
+from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from boostcm.baselines import (
     DMKS,
     AccuracyAtTheTop,
+    DegenerateSolutionWarning,
     PluginLogistic,
     QuantileSurrogate,
     RankBoost,
@@ -384,3 +388,101 @@ def test_aatp_operating_point_is_its_quantile_point():
     assert np.min(np.abs(m.decision_function(X))) < 1e-9
     sub = AccuracyAtTheTop(tau=0.2, candidates=5).fit(X, y)
     assert sub.quantile_gap_ >= m.quantile_gap_ - 1e-12  # fewer candidates cannot do better
+
+
+# ---------------------------------------------------------------- degenerate optima (D147)
+
+
+def _positive_mean_in_negative_hull(X, y):
+    """Exact LP: is the positives' mean a convex combination of the negatives?"""
+    Xn = X[y == 0]
+    A = np.vstack([Xn.T, np.ones(Xn.shape[0])])
+    b = np.concatenate([X[y == 1].mean(axis=0), [1.0]])
+    res = linprog(np.zeros(Xn.shape[0]), A_eq=A, b_eq=b, bounds=(0, None), method="highs")
+    assert res.status in (0, 2), res.message
+    return res.status == 0
+
+
+def _heavy_tailed(shift, n_neg, n_pos, seed):
+    """Two Gaussian classes, the third feature made log-normal and scaled by 1e5 (as gmsc's debt
+    ratio and income: heavy-tailed, unscaled)."""
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(size=(n_neg, 3)), rng.normal(size=(n_pos, 3)) + shift])
+    X[:, 2] = 1e5 * np.exp(2.0 * X[:, 2])
+    return X, np.r_[np.zeros(n_neg, np.int64), np.ones(n_pos, np.int64)]
+
+
+@pytest.mark.parametrize(
+    "shift, n_neg, n_pos", [(0.5, 400, 40), (1.0, 60, 20), (3.0, 30, 30), (2.0, 40, 10)]
+)
+def test_toppush_warns_exactly_when_the_optimum_is_zero(shift, n_neg, n_pos):
+    # w = 0 minimises TopPush iff the positives' mean lies in the negatives' convex hull
+    X, y = _heavy_tailed(shift, n_neg, n_pos, seed=11)
+    degenerate = _positive_mean_in_negative_hull(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = TopPush().fit(X, y)
+    assert m.converged_ and 0.0 <= m.duality_gap_ <= 1e-4 * max(1.0, abs(m.dual_objective_))
+    warned = any(issubclass(w.category, DegenerateSolutionWarning) for w in caught)
+    assert warned == m.degenerate_ == degenerate
+    if degenerate:  # nothing beats the constant score (objective 1)
+        assert m.primal_objective(X, y) >= 1.0 - 1e-9
+        assert np.linalg.norm(m.w_) < 1e-3
+    else:
+        assert m.primal_objective(X, y) < 0.5
+
+
+def test_toppush_warns_at_the_iteration_cap():
+    X, y = _heavy_tailed(3.0, 30, 30, seed=11)
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):
+        m = TopPush(max_iter=3).fit(X, y)
+    assert not m.converged_ and m.duality_gap_ > 1e-4 * max(1.0, abs(m.dual_objective_))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert TopPush().fit(X, y).converged_
+
+
+def _svmperf_pak_objective(w, Z, ypm, k, C):
+    """The structural SVM's primal objective at w, its loss term maximised exactly."""
+    delta, c = most_violated_pak(Z @ w, ypm, k)
+    return 0.5 * w @ w + C * max(0.0, delta - w @ (Z.T @ c))
+
+
+@pytest.mark.parametrize("n, degenerate", [(100, False), (2000, True)])
+def test_svmperf_warns_when_no_weights_beat_the_constant_score(n, degenerate):
+    # at the authors' settings (C = 1, eps = 1e-3, unit-norm columns) the regulariser dominates
+    # once n is large: the optimum is within C eps of the objective of w = 0
+    X, y = make_classification(n_samples=n, n_features=4, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = SVMPerf(metric="pak").fit(X, y)
+    assert m.converged_ and m.n_constraints_ == 1
+    warned = any(issubclass(w.category, DegenerateSolutionWarning) for w in caught)
+    assert warned == m.degenerate_ == degenerate
+    Z, ypm = X / m.scale_, np.where(y == 1, 1.0, -1.0)
+    np.testing.assert_allclose(
+        m.zero_objective_, _svmperf_pak_objective(np.zeros(4), Z, ypm, m.k_, m.C)
+    )
+    # a reference minimiser (Powell on the exact objective, from w = 0 and from the fit)
+    best = min(
+        minimize(
+            _svmperf_pak_objective,
+            w0,
+            args=(Z, ypm, m.k_, m.C),
+            method="Powell",
+            options={"xtol": 1e-8, "ftol": 1e-12, "maxfev": 20000},
+        ).fun
+        for w0 in (np.zeros(4), m.coef_)
+    )
+    assert best >= m.objective_lower_bound_ - 1e-9  # the working set's bound is a lower bound
+    if degenerate:
+        assert best >= m.zero_objective_ - m.C * m.eps
+    else:
+        assert best < m.zero_objective_ - m.C * m.eps
+
+
+def test_svmperf_warns_at_the_iteration_cap():
+    X, y = _data(n=40, p=3, seed=2, noise=1.0)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        m = SVMPerf(metric="auc", C=100.0, normalize=False, max_iter=1).fit(X, y)
+    assert not m.converged_

@@ -112,6 +112,21 @@ def test_job_seeds_depend_on_every_wildcard():
 # --- one job against a direct fit ----------------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore::boostcm.baselines.DegenerateSolutionWarning")
+@pytest.mark.parametrize("method, n", [("svmperf", 2000), ("toppush", 150)])
+def test_baseline_jobs_record_convergence_and_degenerate_optima(method, n):
+    # SVMPerf at the papers' settings on 1 600 training rows: within C eps of w = 0 (D147)
+    X, y = make_classification(n_samples=n, n_features=4, random_state=0)
+    _, meta = eb.run_estimator_job(
+        X, y.astype(np.int64), dataset="toy", fold=1, method=method, settings={}, **PROTOCOL
+    )
+    train, _ = eb.fold_rows(n, 1, 5, 0)
+    direct = make_estimator(eb.METHODS[method]).fit(X[train], y[train])
+    diag = meta["diagnostics"]
+    assert (diag["converged"], diag["degenerate"]) == (direct.converged_, direct.degenerate_)
+    assert diag["degenerate"] == (method == "svmperf")
+
+
 @pytest.mark.parametrize("method", ["random-forest", "logistic", "knn"])
 def test_estimator_job_equals_a_direct_scikit_learn_fit(data, method):
     X, y = data

@@ -14,6 +14,7 @@ Formulations: docs/baselines.md; every departure from the papers: docs/decisions
 
 from __future__ import annotations
 
+from ._base import DegenerateSolutionWarning
 from .aatp import AccuracyAtTheTop, aatp_for_rates
 from .dmks import DMKS
 from .plugin import PluginLogistic
@@ -33,6 +34,7 @@ from .toppush import TopPush
 __all__ = [
     "AccuracyAtTheTop",
     "DMKS",
+    "DegenerateSolutionWarning",
     "PluginLogistic",
     "PrecisionAtKAvg",
     "PrecisionAtRecallSurrogate",

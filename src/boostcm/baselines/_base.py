@@ -15,6 +15,16 @@ from .._validation import (
 )
 
 
+class DegenerateSolutionWarning(UserWarning):
+    """The fitted model's objective is, within the solver's tolerance, that of the constant score.
+
+    Raised by `TopPush` and `SVMPerf` when a bound computed by their solver shows that no weight
+    vector improves their objective over w = 0 (every score tied) by more than the stopping
+    tolerance: the fitted weights are then set by the tolerance and the solver's path, not by the
+    objective, and their ranking can be arbitrary (D147).
+    """
+
+
 def validate_training_data(X, y) -> tuple[np.ndarray, np.ndarray]:
     """X as finite float64 2-D, y as int64 in {0, 1} with both classes and matching length."""
     X = check_finite_2d(X, "X")

@@ -18,16 +18,26 @@ Cutting planes (Joachims 2005, Algorithm 1): repeat {find the most violated ybar
 exceeds xi + eps add it to the working set and re-solve the QP over the working set} until no
 constraint is violated by more than eps. The working-set QP is solved in its dual,
 max_a sum a_c Delta_c - 1/2 ||sum a_c g_c||^2 s.t. a >= 0, sum a <= C, with Clarabel.
+
+The working set's optimum 1/2 ||w||^2 + C xi is a lower bound of the full problem's optimum, and
+w = 0 has objective C Delta_0 (Delta_0 the first, w = 0, constraint's loss). When the two differ
+by at most C eps, no weights beat the constant score by more than the tolerance: the returned
+weights are then C times the first cutting plane (found where all scores tie) rather than a
+solution the objective determines (D147). With unit-norm feature columns the entries are of order
+n^{-1/2}, so on large n this holds for any C the ExactBoost comparison uses.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 
 from .._optional import import_optional
 from .._validation import check_choice, check_fraction, check_integer, check_real
-from ._base import ScoringClassifier, rate_threshold
+from ._base import DegenerateSolutionWarning, ScoringClassifier, rate_threshold
 
 
 def most_violated_pak(s: np.ndarray, ypm: np.ndarray, k: int):
@@ -110,6 +120,7 @@ class SVMPerf(ScoringClassifier):
         rate (svm_perf's default for its --p option).
     eps : float, default=1e-3
         Cutting-plane tolerance on the constraint violation (svm_perf -e 0.1 in percent); > 0.
+        A fit that reaches `max_iter` first warns (``ConvergenceWarning``).
     normalize : bool, default=True
         Divide every feature column by its Euclidean norm on the training data (what the
         ExactBoost authors did before calling svm_perf, following the SVM-light FAQ).
@@ -130,6 +141,14 @@ class SVMPerf(ScoringClassifier):
         Depth k of P@k on the training set (also sets the operating threshold).
     slack_ : float
         Slack xi of the final working set.
+    objective_lower_bound_ : float
+        1/2 ||coef_||^2 + C slack_, the working set's optimum: a lower bound of the optimal
+        primal objective.
+    zero_objective_ : float
+        Primal objective of w = 0 (every score tied): C times the first constraint's loss.
+    degenerate_ : bool
+        Whether zero_objective_ - objective_lower_bound_ <= C * eps (then a
+        ``DegenerateSolutionWarning`` was issued; D147).
     n_constraints_ : int
         Constraints in the final working set.
     n_iter_ : int
@@ -138,6 +157,15 @@ class SVMPerf(ScoringClassifier):
         Whether no constraint was violated by more than `eps` at the end.
     threshold_ : float
         Operating threshold: the top k_ / n share of the training scores is positive.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If `max_iter` iterations end with a constraint violated by more than `eps`.
+    DegenerateSolutionWarning
+        If zero_objective_ - objective_lower_bound_ <= C * eps: no weights improve the objective
+        over w = 0 by more than the tolerance, and the fitted weights are the first cutting plane
+        scaled, with a ranking the objective does not determine (D147).
 
     References
     ----------
@@ -200,6 +228,8 @@ class SVMPerf(ScoringClassifier):
                 delta, c = most_violated_pak(s, ypm, self.k_)
             else:
                 delta, c = most_violated_roc(s, ypm)
+            if it == 0:  # at w = 0 the violation is delta: the objective of w = 0 is C delta
+                self.zero_objective_ = float(self.C) * max(0.0, float(delta))
             g = Z.T @ c
             if delta - w @ g <= xi + self.eps:
                 converged = True
@@ -215,6 +245,26 @@ class SVMPerf(ScoringClassifier):
         self.coef_ = w
         self.slack_ = xi
         self.n_constraints_ = len(deltas)
+        self.objective_lower_bound_ = float(0.5 * w @ w + self.C * xi)
+        if not converged:
+            warnings.warn(
+                f"SVMPerf stopped at max_iter={self.max_iter} with a constraint violated by more "
+                f"than eps={self.eps}",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        improvement = self.zero_objective_ - self.objective_lower_bound_
+        self.degenerate_ = bool(improvement <= self.C * self.eps)
+        if self.degenerate_:
+            warnings.warn(
+                f"SVMPerf's optimum improves its objective over the constant score (w = 0, "
+                f"objective {self.zero_objective_:.6g}) by at most {max(improvement, 0.0):.3g} "
+                f"(working-set bound), within C * eps = {self.C * self.eps:.3g}: the fitted weights "
+                f"({self.n_constraints_} cutting plane(s), the first found where every score ties) "
+                "are set by the tolerance, not by the objective, and so is their ranking (D147)",
+                DegenerateSolutionWarning,
+                stacklevel=3,
+            )
         return rate_threshold(Z @ w, self.k_ / n)
 
     def _raw_score(self, X):

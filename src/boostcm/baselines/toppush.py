@@ -14,15 +14,27 @@ with backtracking on the Lipschitz constant; the Euclidean projection onto the f
 alpha = [a - rho]_+, beta = [b + rho]_+ with the scalar rho solving the piecewise-linear
 equation sum [a - rho]_+ = sum [b + rho]_+ (safeguarded Newton steps, warm-started).
 Stopping rule: duality gap m * primal(w(alpha, beta)) + dual <= tol * max(1, |dual|).
+
+Degenerate optimum: w = 0 has primal objective 1, and by Jensen's inequality on the convex
+l(z) = [1 + z]_+^2, (1/m) sum_i l(max_j w.x_j^- - w.x_i^+) >= l(max_j w.x_j^- - w.mean(x^+)) >= 1
+whenever the positives' mean lies in the convex hull of the negatives; w = 0 is then the unique
+minimiser (and only then: otherwise some direction d has d.mean(x^+) > max_j d.x_j^-, along which
+the objective decreases). Both conditions are invariant to any affine map of the features, so no
+scaling changes them. The solver's dual value certifies it: -dual/m is a lower bound of the
+optimum, so m + dual <= tol * max(1, |dual|) means no weights beat the constant score by more than
+the stopping tolerance (D147).
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numba
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_integer, check_real
-from ._base import ScoringClassifier, rate_threshold, standardization
+from ._base import DegenerateSolutionWarning, ScoringClassifier, rate_threshold, standardization
 
 
 @numba.njit(cache=True)
@@ -158,7 +170,8 @@ class TopPush(ScoringClassifier):
     max_iter : int, default=10000
         Maximum accelerated-gradient iterations; >= 1.
     tol : float, default=1e-4
-        Stop when the duality gap (checked every 10 iterations) is below tol * max(1, |dual|).
+        Stop when the duality gap (checked every 10 iterations) is below tol * max(1, |dual|);
+        >= 0. A fit that reaches `max_iter` first warns (``ConvergenceWarning``).
     standardize : bool, default=True
         Solve on z-scored features (scores mapped back to raw features). With lambda = 0.001
         the minimiser is nearly invariant to per-feature scaling, while raw features of scale
@@ -185,11 +198,29 @@ class TopPush(ScoringClassifier):
     beta_ : ndarray of shape (n_negatives,)
         Dual variables of the negatives.
     dual_objective_ : float
-        Final dual objective.
+        Final dual objective; -dual_objective_ / n_positives is a lower bound of the optimal
+        primal objective.
+    duality_gap_ : float
+        n_positives * primal(w_) + dual_objective_ at the end (>= 0).
+    converged_ : bool
+        Whether `duality_gap_` <= tol * max(1, |dual_objective_|).
+    degenerate_ : bool
+        Whether the dual certifies that no weights improve the objective over w = 0 by more than
+        that tolerance (then a ``DegenerateSolutionWarning`` was issued; D147).
     n_iter_ : int
         Iterations run.
     threshold_ : float
         Operating threshold: predicts the training positive rate.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If `max_iter` iterations end with the duality gap above the tolerance.
+    DegenerateSolutionWarning
+        If the dual certifies that no weights improve the objective over w = 0 (objective 1) by
+        more than tol * max(1, |dual|) / n_positives: the minimiser is (nearly) w = 0, exactly so
+        when the positives' mean lies in the convex hull of the negatives, and the ranking of
+        the fitted weights is the solver's residue (D147).
 
     References
     ----------
@@ -231,7 +262,32 @@ class TopPush(ScoringClassifier):
         self.alpha_, self.beta_ = al, be
         self.dual_objective_ = float(f)
         self.n_iter_ = int(it)
-        self.w_ = (al @ Xp - be @ Xn) / (self.lam * Xp.shape[0])  # weights on the scaled features
+        m = Xp.shape[0]
+        self.w_ = (al @ Xp - be @ Xn) / (self.lam * m)  # weights on the scaled features
+        # the kernel's stopping test, on the returned iterate
+        bound = float(self.tol) * max(1.0, abs(self.dual_objective_))
+        self.duality_gap_ = float(_primal_times_m(Xp, Xn, self.w_, float(self.lam)) + f)
+        self.converged_ = bool(self.duality_gap_ <= bound)
+        if not self.converged_:
+            warnings.warn(
+                f"TopPush stopped at max_iter={self.max_iter} with duality gap "
+                f"{self.duality_gap_:.3g} above tol * max(1, |dual|) = {bound:.3g}",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        # -dual/m <= optimum <= 1 = the objective of w = 0
+        self.degenerate_ = bool(m + self.dual_objective_ <= bound)
+        if self.degenerate_:
+            warnings.warn(
+                "TopPush's optimum improves its objective over the constant score (w = 0, "
+                f"objective 1) by at most {(m + self.dual_objective_) / m:.3g} (dual bound), "
+                "within the stopping tolerance: the minimiser is (nearly) w = 0, exactly so when "
+                "the positives' mean lies in the convex hull of the negatives, and the ranking "
+                f"of the fitted weights (norm {np.linalg.norm(self.w_):.3g} on the standardised "
+                "features) is solver residue (D147)",
+                DegenerateSolutionWarning,
+                stacklevel=3,
+            )
         self.coef_ = self.w_ / sd
         self.offset_ = -float(mu @ self.coef_)
         return rate_threshold(self._raw_score(X), y.mean())

@@ -295,9 +295,18 @@ def model_scores(method: str, model, X) -> np.ndarray:
 def _diagnostics(method: str, model) -> dict:
     """What explains a method's numbers: iterations against caps, cutting planes, accepted rounds."""
     if method == "toppush":
-        return {"n_iter": model.n_iter_, "max_iter": model.max_iter}
+        return {
+            "n_iter": model.n_iter_,
+            "max_iter": model.max_iter,
+            "converged": model.converged_,
+            "degenerate": model.degenerate_,
+        }
     if method == "svmperf":
-        return {"n_constraints": model.n_constraints_, "converged": bool(model.converged_)}
+        return {
+            "n_constraints": model.n_constraints_,
+            "converged": bool(model.converged_),
+            "degenerate": model.degenerate_,
+        }
     if method == "dmks":
         return {"sweeps": int(len(model.ks_history_))}
     if method == "rankboost":
