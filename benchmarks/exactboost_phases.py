@@ -1,13 +1,16 @@
 """Where one ExactBoost fit spends its time: the phases of a run's rounds, and the search's levels.
 
 numba kernels do not show in cProfile, so this replays `boostcm.exactboost._booster.fit_run`
-round by round from Python, each phase a compiled kernel timed on its own (process CPU seconds):
+round by round from Python, each phase the kernel of `_booster` that `fit_run` calls, timed on
+its own (process CPU seconds):
 
-* ``sample``: the round's feature and row subsample, and the subsample's scores in score order;
-* ``search``: the stump searches on the sampled features (`_search.search`, IA bisection);
-* ``candidate``: S' = S + the best stump on all rows, by one merge (`_booster._candidate`);
-* ``normalise``: min-max normalisation of S';
-* ``full_check``: the full-data margin loss of S' (`_booster._full_badness`).
+* ``sample``: the round's feature and row subsample, and the subsample's scores in score order
+  (`_draw_subsample`);
+* ``search``: the stump searches on the sampled features (`_best_stump`: `_search.search`, IA
+  bisection, per feature);
+* ``candidate``: S' = S + the best stump on all rows, by one merge (`_candidate`);
+* ``normalise``: min-max normalisation of S' (`_normalise`);
+* ``full_check``: the full-data margin loss of S' (`_full_badness`).
 
 The replay is checked against `fit_run` itself: the accepted features of every round must be
 the same, so the phases are those of the library's run. The data are a dataset's fold-0 training
@@ -36,10 +39,14 @@ from numba import njit
 from boostcm.datasets import load_dataset
 from boostcm.exactboost import ExactBoostClassifier
 from boostcm.exactboost._booster import (
+    _best_stump,
     _candidate,
+    _class_pools,
+    _draw_subsample,
     _full_badness,
-    _partial_shuffle,
-    _uniform,
+    _initial_scores,
+    _normalise,
+    _rank,
     fit_run,
 )
 from boostcm.exactboost._interval import BIG
@@ -49,70 +56,6 @@ from boostcm.exactboost.classifier import _depth
 from boostcm.experiments.exactboost import fold_rows
 
 PHASES = ("sample", "search", "candidate", "normalise", "full_check")
-
-
-@njit(cache=True)
-def _init(s, y, cur, state):
-    n = s.shape[0]
-    for i in range(n):
-        s[i] = _uniform(state)
-    ss, sy, sr = cur
-    order = np.argsort(s, kind="mergesort")
-    for i in range(n):
-        sr[i] = order[i]
-        ss[i] = s[sr[i]]
-        sy[i] = y[sr[i]]
-
-
-@njit(cache=True)
-def _sample(feat_pool, pos_pool, neg_pool, p_sub, n1_sub, n0_sub, state, stamp, t, cur, sub_r):
-    _partial_shuffle(feat_pool, p_sub, state)
-    _partial_shuffle(pos_pool, n1_sub, state)
-    _partial_shuffle(neg_pool, n0_sub, state)
-    for i in range(n1_sub):
-        stamp[pos_pool[i]] = t + 1
-    for i in range(n0_sub):
-        stamp[neg_pool[i]] = t + 1
-    ss, sy, sr = cur
-    s_sub, y_sub, sub = sub_r
-    c = 0
-    for i in range(ss.shape[0]):
-        j = sr[i]
-        if stamp[j] == t + 1:
-            sub[c] = j
-            s_sub[c] = ss[i]
-            y_sub[c] = sy[i]
-            c += 1
-
-
-@njit(cache=True)
-def _search_all(Xt, feat_pool, p_sub, sub_r, x_sub, loss, method, bits, sw):
-    s_sub, y_sub, sub = sub_r
-    best = BIG
-    bj = -1
-    bxi = 0.0
-    ba = 0.0
-    bb = 0.0
-    for f in range(p_sub):
-        j = feat_pool[f]
-        for i in range(sub.shape[0]):
-            x_sub[i] = Xt[j, sub[i]]
-        res = search(s_sub, x_sub, y_sub, loss, method, bits, best, sw)
-        if res.badness < best:
-            best = res.badness
-            bj = j
-            bxi = res.threshold
-            ba = res.a
-            bb = res.b
-    return bj, bxi, ba, bb
-
-
-@njit(cache=True)
-def _normalise(ns, lo, hi):
-    scale = hi - lo
-    if scale > 0.0:
-        for i in range(ns.shape[0]):
-            ns[i] = (ns[i] - lo) / scale
 
 
 def replay(Xt, y, plan, seed, problems=None):
@@ -125,9 +68,10 @@ def replay(Xt, y, plan, seed, problems=None):
     ws = make_workspace(plan.n1_sub + plan.n0_sub, n)
     sw, rw = ws.search, ws.run
     cur, new = rw.ranked, rw.cand
-    _init(np.empty(n), y, cur, state)
-    pos_pool = np.flatnonzero(y == 1).astype(np.int64)
-    neg_pool = np.flatnonzero(y == 0).astype(np.int64)
+    s = np.empty(n)
+    _initial_scores(s, np.zeros(n), plan.random_init, state)
+    _rank(s, y, cur)
+    pos_pool, neg_pool = _class_pools(y)
     feat_pool = np.arange(p)
     rw.stamp[:] = 0
     cur_bad = _full_badness(loss, cur, rw.full, sw.buf_neg, sw.buf_pos)
@@ -136,7 +80,7 @@ def replay(Xt, y, plan, seed, problems=None):
     clock = time.process_time
     for t in range(plan.n_rounds):
         t0 = clock()
-        _sample(
+        _draw_subsample(
             feat_pool,
             pos_pool,
             neg_pool,
@@ -150,7 +94,7 @@ def replay(Xt, y, plan, seed, problems=None):
             rw.sub,
         )
         t1 = clock()
-        bj, bxi, ba, bb = _search_all(
+        bj, bxi, ba, bb = _best_stump(
             Xt, feat_pool, plan.p_sub, rw.sub, rw.x_sub, sub_loss, plan.method, plan.bits, sw
         )
         t2 = clock()

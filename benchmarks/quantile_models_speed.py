@@ -9,7 +9,8 @@ with time.process_time, half AR(1) 0.5 and half HMM 0.1, the sizes of benchmarks
 11 lags, 1000 train, 500 calibration, 1 test point). Old and new processes alternate (which goes
 first alternates too) for --reps repetitions; the summary gives the medians and old / new. Every
 process also returns its test intervals, and the summary the largest old - new difference (0 when
-a change keeps the numbers; a change that moves them needs its own statistical comparison).
+a change keeps the numbers; a change that moves them needs its own statistical comparison:
+benchmarks/conformal_model_equivalence.py).
 
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 nice -n 10 python benchmarks/quantile_models_speed.py \
         --old-rev <commit> [--models network,forest,boosting] [--sims 10] [--reps 5]
@@ -52,16 +53,22 @@ def materialise(rev: str, dest: Path) -> Path:
     return pkg
 
 
+def quantile_models(impl: str, pkg_dir: str | Path | None = None):
+    """The quantile_models module of `impl`: "new" is this checkout's, "old" the one
+    `materialise` wrote into `pkg_dir`."""
+    if impl == "old":
+        if str(pkg_dir) not in sys.path:
+            sys.path.insert(0, str(pkg_dir))
+        return importlib.import_module("qs_old.quantile_models")
+    return importlib.import_module("boostcm.conformal.quantile_models")
+
+
 def worker(impl: str, model_name: str, sims: int, pkg_dir: str | None) -> dict:
     """Seconds per simulation of one implementation, and the test intervals it produced."""
     from boostcm._io import derive_rng
     from boostcm.conformal import lagged_design, simulate_ar1, simulate_hmm, split_cqr
 
-    if impl == "old":
-        sys.path.insert(0, pkg_dir)
-        mod = importlib.import_module("qs_old.quantile_models")
-    else:
-        mod = importlib.import_module("boostcm.conformal.quantile_models")
+    mod = quantile_models(impl, pkg_dir)
     bounds = []
 
     def one_simulation(process, param, seed, n_lags=11, n_train=1000, n_cal=500, n_test=1):

@@ -130,51 +130,38 @@ def _candidate(cur, xj, xi, a, b, new, left, right):
 
 
 @njit(cache=True, nogil=True)
-def fit_run(Xt, y, s_init, plan, seed, trace):
-    """Fit one run of `plan` (RunPlan) from the random stream `seed`; fills `trace` (RunTrace:
-    one entry per round, ``feat`` = -1 when rejected; ``loss[t]`` = full-data margin badness
-    after round t, ``loss[0]``: initial scores). Returns the final scores. The scores are kept
-    in ascending order with their labels and rows, so no round sorts or gathers."""
-    p, n = Xt.shape
-    loss = plan.loss
-    sub_loss = MarginLoss(loss.metric, loss.theta, loss.mscale, plan.k_sub)
-    n_rounds = plan.n_rounds
-    p_sub = plan.p_sub
-    n1_sub = plan.n1_sub
-    n0_sub = plan.n0_sub
-    method = plan.method
-    bits = plan.bits
-    out_feat, out_xi, out_a, out_b, out_lo, out_scale, out_loss = trace
-    state = np.empty(1, np.uint64)
-    state[0] = np.uint64(seed)
-    s = np.empty(n)
-    if plan.random_init:
-        for i in range(n):
+def _initial_scores(s, s_init, random_init, state):
+    """Fill `s` with a run's initial scores: uniform draws from `state` if `random_init`, else
+    `s_init`."""
+    if random_init:
+        for i in range(s.shape[0]):
             s[i] = _uniform(state)
     else:
-        for i in range(n):
+        for i in range(s.shape[0]):
             s[i] = s_init[i]
-    m = n1_sub + n0_sub
-    ws = make_workspace(m, n)
-    sw = ws.search
-    rw = ws.run
-    full = rw.full
-    buf_neg = sw.buf_neg
-    buf_pos = sw.buf_pos
-    cur = rw.ranked
-    new = rw.cand
+
+
+@njit(cache=True, nogil=True)
+def _rank(s, y, cur):
+    """Fill `cur` (Ranked) with the scores `s` in ascending order (stable), their labels and
+    rows."""
     ss, sy, sr = cur
     order = np.argsort(s, kind="mergesort")
-    for i in range(n):
+    for i in range(s.shape[0]):
         sr[i] = order[i]
         ss[i] = s[sr[i]]
         sy[i] = y[sr[i]]
+
+
+@njit(cache=True, nogil=True)
+def _class_pools(y):
+    """The rows of class 1 and of class 0, each in ascending order."""
+    n = y.shape[0]
     n1 = 0
     for i in range(n):
         n1 += y[i]
-    n0 = n - n1
     pos_pool = np.empty(n1, np.int64)
-    neg_pool = np.empty(n0, np.int64)
+    neg_pool = np.empty(n - n1, np.int64)
     a1 = 0
     a0 = 0
     for i in range(n):
@@ -184,60 +171,121 @@ def fit_run(Xt, y, s_init, plan, seed, trace):
         else:
             neg_pool[a0] = i
             a0 += 1
+    return pos_pool, neg_pool
+
+
+@njit(cache=True, nogil=True)
+def _draw_subsample(
+    feat_pool, pos_pool, neg_pool, p_sub, n1_sub, n0_sub, state, stamp, t, cur, sub_r
+):
+    """Round `t`'s sample: the first `p_sub` entries of `feat_pool`, `n1_sub` rows of
+    `pos_pool` and `n0_sub` of `neg_pool` become a uniform subset (marked ``t + 1`` in
+    `stamp`); `sub_r` (Ranked) gets the sampled rows' scores, labels and rows in the score order
+    of `cur`."""
+    _partial_shuffle(feat_pool, p_sub, state)
+    _partial_shuffle(pos_pool, n1_sub, state)
+    _partial_shuffle(neg_pool, n0_sub, state)
+    for i in range(n1_sub):
+        stamp[pos_pool[i]] = t + 1
+    for i in range(n0_sub):
+        stamp[neg_pool[i]] = t + 1
+    ss, sy, sr = cur
+    s_sub, y_sub, sub = sub_r
+    c = 0
+    for i in range(ss.shape[0]):
+        j = sr[i]
+        if stamp[j] == t + 1:
+            sub[c] = j
+            s_sub[c] = ss[i]
+            y_sub[c] = sy[i]
+            c += 1
+
+
+@njit(cache=True, nogil=True)
+def _best_stump(Xt, feat_pool, p_sub, sub_r, x_sub, sub_loss, method, bits, sw):
+    """The stump of lowest subsample badness over the first `p_sub` features of `feat_pool`
+    (the first found among equals): (feature, threshold, a, b), feature -1 if none beats BIG."""
+    s_sub, y_sub, sub = sub_r
+    best = BIG
+    bj = -1
+    bxi = 0.0
+    ba = 0.0
+    bb = 0.0
+    for f in range(p_sub):
+        j = feat_pool[f]
+        for i in range(sub.shape[0]):
+            x_sub[i] = Xt[j, sub[i]]
+        res = search(s_sub, x_sub, y_sub, sub_loss, method, bits, best, sw)
+        if res.badness < best:
+            best = res.badness
+            bj = j
+            bxi = res.threshold
+            ba = res.a
+            bb = res.b
+    return bj, bxi, ba, bb
+
+
+@njit(cache=True, nogil=True)
+def _normalise(ns, lo, hi):
+    """Min-max normalise the scores `ns` in place given their smallest `lo` and largest `hi`;
+    returns the (shift, scale) applied, (0, 1) when all scores are equal."""
+    scale = hi - lo
+    if scale > 0.0:
+        for i in range(ns.shape[0]):
+            ns[i] = (ns[i] - lo) / scale
+        return lo, scale
+    return 0.0, 1.0
+
+
+@njit(cache=True, nogil=True)
+def fit_run(Xt, y, s_init, plan, seed, trace):
+    """Fit one run of `plan` (RunPlan) from the random stream `seed`; fills `trace` (RunTrace:
+    one entry per round, ``feat`` = -1 when rejected; ``loss[t]`` = full-data margin badness
+    after round t, ``loss[0]``: initial scores). Returns the final scores. The scores are kept
+    in ascending order with their labels and rows, so no round sorts or gathers."""
+    p, n = Xt.shape
+    loss = plan.loss
+    sub_loss = MarginLoss(loss.metric, loss.theta, loss.mscale, plan.k_sub)
+    out_feat, out_xi, out_a, out_b, out_lo, out_scale, out_loss = trace
+    state = np.empty(1, np.uint64)
+    state[0] = np.uint64(seed)
+    s = np.empty(n)
+    _initial_scores(s, s_init, plan.random_init, state)
+    ws = make_workspace(plan.n1_sub + plan.n0_sub, n)
+    sw = ws.search
+    rw = ws.run
+    cur = rw.ranked
+    new = rw.cand
+    _rank(s, y, cur)
+    pos_pool, neg_pool = _class_pools(y)
     feat_pool = np.arange(p)
-    stamp = rw.stamp
-    stamp[:] = 0
-    s_sub, y_sub, sub = rw.sub
-    x_sub = rw.x_sub
-    cur_bad = _full_badness(loss, cur, full, buf_neg, buf_pos)
+    rw.stamp[:] = 0
+    cur_bad = _full_badness(loss, cur, rw.full, sw.buf_neg, sw.buf_pos)
     out_loss[0] = cur_bad
-    for t in range(n_rounds):
-        _partial_shuffle(feat_pool, p_sub, state)
-        _partial_shuffle(pos_pool, n1_sub, state)
-        _partial_shuffle(neg_pool, n0_sub, state)
-        for i in range(n1_sub):
-            stamp[pos_pool[i]] = t + 1
-        for i in range(n0_sub):
-            stamp[neg_pool[i]] = t + 1
-        ss, sy, sr = cur
-        c = 0
-        for i in range(n):
-            j = sr[i]
-            if stamp[j] == t + 1:
-                sub[c] = j
-                s_sub[c] = ss[i]
-                y_sub[c] = sy[i]
-                c += 1
-        best = BIG
-        bj = -1
-        bxi = 0.0
-        ba = 0.0
-        bb = 0.0
-        for f in range(p_sub):
-            j = feat_pool[f]
-            for i in range(m):
-                x_sub[i] = Xt[j, sub[i]]
-            res = search(s_sub, x_sub, y_sub, sub_loss, method, bits, best, sw)
-            if res.badness < best:
-                best = res.badness
-                bj = j
-                bxi = res.threshold
-                ba = res.a
-                bb = res.b
+    for t in range(plan.n_rounds):
+        _draw_subsample(
+            feat_pool,
+            pos_pool,
+            neg_pool,
+            plan.p_sub,
+            plan.n1_sub,
+            plan.n0_sub,
+            state,
+            rw.stamp,
+            t,
+            cur,
+            rw.sub,
+        )
+        bj, bxi, ba, bb = _best_stump(
+            Xt, feat_pool, plan.p_sub, rw.sub, rw.x_sub, sub_loss, plan.method, plan.bits, sw
+        )
         out_feat[t] = -1
         out_loss[t + 1] = cur_bad
         if bj < 0:
             continue
         lo, hi = _candidate(cur, Xt[bj], bxi, ba, bb, new, rw.left, rw.right)
-        ns = new.s
-        scale = hi - lo
-        if scale > 0.0:
-            for i in range(n):
-                ns[i] = (ns[i] - lo) / scale
-        else:
-            lo = 0.0
-            scale = 1.0
-        new_bad = _full_badness(loss, new, full, buf_neg, buf_pos)
+        lo, scale = _normalise(new.s, lo, hi)
+        new_bad = _full_badness(loss, new, rw.full, sw.buf_neg, sw.buf_pos)
         if new_bad <= cur_bad:
             cur_bad = new_bad
             cur, new = new, cur
