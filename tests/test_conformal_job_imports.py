@@ -66,8 +66,9 @@ def test_conformal_package_exports_every_public_name_lazily():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
     for name in boostcm.conformal.__all__:
+        value = getattr(boostcm.conformal, name)
         module = sys.modules[f"boostcm.conformal.{boostcm.conformal._EXPORTS[name]}"]
-        assert getattr(boostcm.conformal, name) is getattr(module, name), name
+        assert value is getattr(module, name), name
     assert set(boostcm.conformal._EXPORTS) == set(boostcm.conformal.__all__)
     assert set(boostcm.conformal.__all__) <= set(dir(boostcm.conformal))
     with pytest.raises(AttributeError, match="no_such_name"):
