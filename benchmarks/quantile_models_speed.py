@@ -1,7 +1,7 @@
 """CPU seconds per split-CQR coverage simulation, per quantile model: this checkout's models against
 those of an older commit, measured in the same run.
 
-The old models (conformal/quantile_models.py and the kernel modules it imports, at --old-rev) are
+The old models (conformal/quantile_models.py and the modules it imports, at --old-rev) are
 written by `git show` into a temporary package and imported from there; everything else (data,
 split CQR, validation) is this checkout's. Each measurement is a separate process (one warm-up
 simulation, so numba compilation and cache loading are excluded, then --sims simulations timed
@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 HERE = Path(__file__).resolve().parent
-MODULES = ("quantile_models.py", "_trees.py", "_mlp.py")
+MODULES = ("quantile_models.py", "_quantile_core.py", "_trees.py", "_mlp.py")
 SRC = "src/boostcm/conformal"
 
 

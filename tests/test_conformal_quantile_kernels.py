@@ -104,9 +104,9 @@ def test_mlp_kernel_weights_match_numpy_steps(n, hidden, epochs, batch_size):
 def test_mlp_epochs_in_several_kernel_calls_match_numpy_steps(monkeypatch):
     """Permutations drawn in blocks of epochs (one kernel call per block, Adam's moments and step
     count carried over): still the numpy formulation's weights."""
-    from boostcm.conformal import quantile_models
+    from boostcm.conformal import _quantile_core
 
-    monkeypatch.setattr(quantile_models, "_PERMUTATION_BLOCK", 2 * 70 + 1)  # 2 epochs a call
+    monkeypatch.setattr(_quantile_core, "_PERMUTATION_BLOCK", 2 * 70 + 1)  # 2 epochs a call
     X, y = _data(70)
     ref, _ = _numpy_pinball_mlp(X, y, (0.05, 0.95), (8, 5), 5, 16, 1e-3, 4)
     m = PinballMLP(alpha=0.1, hidden=(8, 5), epochs=5, batch_size=16, random_state=4).fit(X, y)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
 
 
 def wilson_interval(k, n, level: float = 0.99):
     """Wilson score interval for a binomial proportion k / n (sensible also at k = 0 or k = n)."""
+    from scipy.stats import norm  # here: a simulation job imports this module, not scipy.stats
+
     k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
     z = norm.ppf(0.5 + level / 2.0)
     phat = k / n

@@ -21,58 +21,17 @@ series         minute_returns (linear returns, discarded weekdays, gaps not brid
 beta-mixing    two_state_beta, lagged_window_beta (mixing); eps_cal (4.12), eps_test (4.14),
                eps_cal_conditional (4.15), eps_test_conditional (4.16), marginal_coverage_bound (Thm 4.5),
                empirical_coverage_bound (Thm 4.6), iid_eps (4.22) (bounds; docs/conformal_bounds.md)
+
+The public names are loaded on first access (PEP 562, docs/decisions.md, D146): importing a
+submodule, such as ``boostcm.conformal.processes`` in a simulation job, does not import the
+others, and scikit-learn is loaded by the modules whose classes derive from its estimators
+(``estimator``, ``quantile_models``) only.
 """
 
-from .bounds import (
-    CONVENTIONS,
-    BlockingBound,
-    best_marginal_correction,
-    empirical_coverage_bound,
-    eps_cal,
-    eps_cal_conditional,
-    eps_test,
-    eps_test_conditional,
-    iid_eps,
-    iid_eps_conditional,
-    marginal_coverage_bound,
-    sigma_tilde_squared,
-)
-from .estimator import ConformalQuantileRegressor, min_calibration_size
-from .mixing import lagged_window_beta, two_state_beta, two_state_stationary
-from .online import sliding_window_cqr
-from .processes import (
-    HMM_NOISE_VARIANCE,
-    ar1_autocorrelation,
-    lagged_design,
-    simulate_ar1,
-    simulate_hmm,
-    simulate_two_state_chain,
-    two_state_autocorrelation,
-)
-from .quantile_models import (
-    QUANTILE_MODELS,
-    PinballMLP,
-    QuantileGradientBoosting,
-    QuantileModel,
-    QuantileRandomForest,
-    make_quantile_model,
-)
-from .series import minute_returns, return_events, returns_design
-from .split import (
-    SplitCQRResult,
-    absolute_residual_scores,
-    calibrate,
-    conditional_coverage,
-    conditional_thresholds,
-    cqr_scores,
-    empirical_quantile,
-    empirical_risk,
-    quantile_rank,
-    rank_one_out_thresholds,
-    rcps_threshold,
-    split_cqr,
-    split_indices,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 __all__ = [
     "ConformalQuantileRegressor",
@@ -123,3 +82,120 @@ __all__ = [
     "split_cqr",
     "split_indices",
 ]
+
+# public name -> submodule defining it
+_EXPORTS = {
+    "ConformalQuantileRegressor": "estimator",
+    "min_calibration_size": "estimator",
+    "CONVENTIONS": "bounds",
+    "BlockingBound": "bounds",
+    "best_marginal_correction": "bounds",
+    "empirical_coverage_bound": "bounds",
+    "eps_cal": "bounds",
+    "eps_cal_conditional": "bounds",
+    "eps_test": "bounds",
+    "eps_test_conditional": "bounds",
+    "iid_eps": "bounds",
+    "iid_eps_conditional": "bounds",
+    "marginal_coverage_bound": "bounds",
+    "sigma_tilde_squared": "bounds",
+    "lagged_window_beta": "mixing",
+    "two_state_beta": "mixing",
+    "two_state_stationary": "mixing",
+    "HMM_NOISE_VARIANCE": "processes",
+    "ar1_autocorrelation": "processes",
+    "lagged_design": "processes",
+    "simulate_ar1": "processes",
+    "simulate_hmm": "processes",
+    "simulate_two_state_chain": "processes",
+    "two_state_autocorrelation": "processes",
+    "QUANTILE_MODELS": "quantile_models",
+    "PinballMLP": "quantile_models",
+    "QuantileGradientBoosting": "quantile_models",
+    "QuantileModel": "quantile_models",
+    "QuantileRandomForest": "quantile_models",
+    "make_quantile_model": "quantile_models",
+    "SplitCQRResult": "split",
+    "absolute_residual_scores": "split",
+    "calibrate": "split",
+    "conditional_coverage": "split",
+    "conditional_thresholds": "split",
+    "cqr_scores": "split",
+    "empirical_quantile": "split",
+    "empirical_risk": "split",
+    "quantile_rank": "split",
+    "rank_one_out_thresholds": "split",
+    "rcps_threshold": "split",
+    "sliding_window_cqr": "online",
+    "minute_returns": "series",
+    "returns_design": "series",
+    "return_events": "series",
+    "split_cqr": "split",
+    "split_indices": "split",
+}
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .bounds import (
+        CONVENTIONS,
+        BlockingBound,
+        best_marginal_correction,
+        empirical_coverage_bound,
+        eps_cal,
+        eps_cal_conditional,
+        eps_test,
+        eps_test_conditional,
+        iid_eps,
+        iid_eps_conditional,
+        marginal_coverage_bound,
+        sigma_tilde_squared,
+    )
+    from .estimator import ConformalQuantileRegressor, min_calibration_size
+    from .mixing import lagged_window_beta, two_state_beta, two_state_stationary
+    from .online import sliding_window_cqr
+    from .processes import (
+        HMM_NOISE_VARIANCE,
+        ar1_autocorrelation,
+        lagged_design,
+        simulate_ar1,
+        simulate_hmm,
+        simulate_two_state_chain,
+        two_state_autocorrelation,
+    )
+    from .quantile_models import (
+        QUANTILE_MODELS,
+        PinballMLP,
+        QuantileGradientBoosting,
+        QuantileModel,
+        QuantileRandomForest,
+        make_quantile_model,
+    )
+    from .series import minute_returns, return_events, returns_design
+    from .split import (
+        SplitCQRResult,
+        absolute_residual_scores,
+        calibrate,
+        conditional_coverage,
+        conditional_thresholds,
+        cqr_scores,
+        empirical_quantile,
+        empirical_risk,
+        quantile_rank,
+        rank_one_out_thresholds,
+        rcps_threshold,
+        split_cqr,
+        split_indices,
+    )
+
+
+def __getattr__(name: str):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -2,7 +2,9 @@
 conformal quantile, the calibration-size check and the adapter that brings a quantile model.
 
 Both `boostcm.conformal.split` and `boostcm.conformal.estimator` import from here, and this
-module imports neither, so the two no longer import each other (issue #31).
+module imports neither, so the two do not import each other (issue #31). scikit-learn's `clone` is
+imported where a model is copied, so split CQR of a model fitted in place does not load
+scikit-learn (D146).
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import inspect
 import warnings
 
 import numpy as np
-from sklearn.base import clone
 
 from boostcm._validation import check_probability, check_real
 
@@ -156,6 +157,13 @@ def _level_param(est) -> str | None:
     return None
 
 
+def _clone(est):
+    """scikit-learn's `clone` of `est` (imported on first use)."""
+    from sklearn.base import clone
+
+    return clone(est)
+
+
 def _same(a, b) -> bool:
     return a is not None and b is not None and abs(float(a) - float(b)) <= 1e-12
 
@@ -176,7 +184,7 @@ class _IntervalAdapter:
         elif hasattr(estimator, "predict_interval") or hasattr(estimator, "predict_quantiles"):
             self.kind = "interval"
             copy = copy and hasattr(estimator, "get_params")
-            model = clone(estimator) if copy else estimator
+            model = _clone(estimator) if copy else estimator
             if hasattr(model, "get_params") and "alpha" in model.get_params(deep=False):
                 set_alpha = model.get_params(deep=False)["alpha"]
                 if not copy and not _same(set_alpha, alpha):
@@ -209,7 +217,7 @@ class _IntervalAdapter:
     def _checked_clone(self, est, level, kind):
         if not hasattr(est, "fit") or not hasattr(est, "predict"):
             raise ValueError(f"estimator: {type(est).__name__} has no fit/predict")
-        model = clone(est)
+        model = _clone(est)
         name = _level_param(model)
         if name is None:
             if kind == "single":  # pragma: no cover - guarded by _level_param above

@@ -14,21 +14,26 @@ unbiased estimate of the same marginal coverage with a much smaller variance.
 The precision option (config ``conformal.precision``) stops a grid point early: simulations run in
 batches, in index order, until the t interval of the conditional-probability mean is narrow enough
 (:func:`stop_count`); the rows are then a prefix of the fixed protocol's rows.
+
+A simulation job imports neither scikit-learn nor scipy.stats (D146): the models are fitted
+through their scikit-learn-free cores (``make_quantile_core``, the same arithmetic as
+``make_quantile_model``), the normal cdf is ``scipy.special.ndtr`` and the Student t quantile
+``scipy.special.stdtrit``, the functions ``scipy.stats.norm.cdf`` and ``scipy.stats.t.ppf``
+evaluate.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
-from scipy.stats import t as student_t
+from scipy.special import ndtr, stdtrit
 
 from .._io import derive_rng, derive_seed_sequence
 from .._progress import progress
 from .._stats import wilson_interval
 from .._validation import check_probability
+from ..conformal._quantile_core import make_quantile_core
 from ..conformal.processes import HMM_NOISE_VARIANCE, lagged_design, simulate_ar1, simulate_hmm
-from ..conformal.quantile_models import make_quantile_model
 from ..conformal.split import split_cqr
 
 PROCESSES = ("ar1", "hmm")
@@ -68,13 +73,13 @@ def conditional_coverage_probability(process, param, series, states, target_inde
     t = np.asarray(target_index)
     if process == "ar1":
         mean = param * series[t - 1]
-        return norm.cdf(upper - mean) - norm.cdf(lower - mean)
+        return ndtr(upper - mean) - ndtr(lower - mean)
     if process == "hmm":
         sd = np.sqrt(HMM_NOISE_VARIANCE)
         prev = states[t - 1]
         p1 = np.where(prev == 0, param, 1.0 - param)
-        cov1 = norm.cdf((upper - 1.0) / sd) - norm.cdf((lower - 1.0) / sd)
-        cov0 = norm.cdf(upper / sd) - norm.cdf(lower / sd)
+        cov1 = ndtr((upper - 1.0) / sd) - ndtr((lower - 1.0) / sd)
+        cov0 = ndtr(upper / sd) - ndtr(lower / sd)
         return p1 * cov1 + (1.0 - p1) * cov0
     raise ValueError(f"unknown process {process!r}; choose one of {PROCESSES}")
 
@@ -116,7 +121,7 @@ def simulate_coverage(
                 seed, "conformal-model", process, key, int(s), model
             ).generate_state(1)[0]
         )
-        est = make_quantile_model(
+        est = make_quantile_core(
             model, alpha=alpha, random_state=model_seed, **(model_params or {})
         )
         res = split_cqr(
@@ -214,7 +219,7 @@ def _half_widths(values: np.ndarray, ns, level: float) -> np.ndarray:
     ok = ns >= 2
     n = ns[ok]
     var = np.maximum(s2[n - 1] - s1[n - 1] ** 2 / n, 0.0) / (n - 1)
-    out[ok] = student_t.ppf(0.5 + level / 2, n - 1) * np.sqrt(var / n)
+    out[ok] = stdtrit(n - 1, 0.5 + level / 2) * np.sqrt(var / n)
     return out
 
 
@@ -370,7 +375,7 @@ def expected_sims(
         The projected number of simulations.
     """
     for n in check_points(n_max, batch, min_sims):
-        width = student_t.ppf(0.5 + level / 2, max(n - 1, 1)) * sd / np.sqrt(n)
+        width = stdtrit(max(n - 1, 1), 0.5 + level / 2) * sd / np.sqrt(n)
         if n == n_max or width <= half_width:
             return n
     raise AssertionError("unreachable: the last look is n_max")
