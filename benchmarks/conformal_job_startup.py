@@ -40,7 +40,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from _revisions import ROOT, export_tree, write_comparison
+
+# what the old version needs besides its library: the workflow its Snakemake runs use
+EXPORTED = ("src", "config", "workflow", "envs")
 MODELS = ("boosting", "forest", "network")
 HEAVY = ("pandas", "sklearn", "scipy.stats", "matplotlib", "numba", "scipy.special")
 
@@ -141,27 +144,6 @@ def _snakemake(root: Path, env: dict, work: Path, model: str) -> dict:
     }
 
 
-def _export(rev: str, folder: Path) -> Path:
-    archive = subprocess.run(
-        [
-            "git",
-            "-C",
-            str(ROOT),
-            "archive",
-            "--format=tar",
-            rev,
-            "src",
-            "config",
-            "workflow",
-            "envs",
-        ],
-        capture_output=True,
-        check=True,
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder / "src"
-
-
 def _check(envs: dict, tmp: Path) -> None:
     """Byte-equal parquet files of both versions: a chunk per model and process, a precision run."""
     cases = [(m, p, dict(first=3, count=2)) for m in MODELS for p in ("ar1", "hmm")] + [
@@ -210,7 +192,10 @@ def main(argv: list[str] | None = None) -> None:
         tmp = Path(tmp)
         (tmp / "old").mkdir()
         (tmp / "new").mkdir()
-        versions = {"old": _export(args.old_rev, tmp / "old"), "new": ROOT / "src"}
+        versions = {
+            "old": export_tree(args.old_rev, tmp / "old", EXPORTED),
+            "new": ROOT / "src",
+        }
         envs = {v: _env(src, tmp / v / "numba") for v, src in versions.items()}
         order = ["old", "new"]
         for v in order:  # untimed: fills each version's numba cache (and bytecode)
@@ -268,20 +253,9 @@ def main(argv: list[str] | None = None) -> None:
         except RuntimeError as exc:
             print(f"a Snakemake run failed: {exc}", file=sys.stderr)
 
-    rev = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
     keys = ["version", "via", "model", "count", "repeat", "cpu_s", "user_s", "sys_s", "peak_mib"]
     keys += ["bench_cpu_time", *HEAVY]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=["new_rev", "old_rev", *keys])
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({"new_rev": rev, "old_rev": args.old_rev, **row})
+    write_comparison(args.out, rows, keys, args.old_rev)
 
     summarize(args.out)
 

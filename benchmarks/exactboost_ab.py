@@ -34,10 +34,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _revisions import ROOT, export_tree, short_rev
 from exactboost_bench import CHILD
-
-ROOT = Path(__file__).resolve().parents[1]
-
 
 # One process, both versions: argv = old_src, dataset, metric, n_estimators, search, repeats.
 # Repeat r fits both versions with random_state r. Prints one JSON line per fit: version, repeat,
@@ -80,15 +78,6 @@ FIELDS = [
     "seconds",
     "cpu_seconds",
 ]
-
-
-def export_src(rev, dest):
-    """The `src` tree of git revision `rev` under `dest`; returns its path."""
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
-    return Path(dest) / "src"
 
 
 def clear_numba_cache(src):
@@ -160,12 +149,7 @@ def main(argv=None):
         help="alternate old and new fits of a cell within one process (paired design)",
     )
     args = ap.parse_args(argv)
-    old_rev = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", args.old_rev],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    old_rev = short_rev(args.old_rev)
     new_rev = subprocess.run(
         ["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
         capture_output=True,
@@ -176,7 +160,7 @@ def main(argv=None):
     times = {}
     digests = {}
     with tempfile.TemporaryDirectory() as tmp:
-        versions = {"old": (old_rev, export_src(old_rev, tmp)), "new": (new_rev, ROOT / "src")}
+        versions = {"old": (old_rev, export_tree(old_rev, tmp)), "new": (new_rev, ROOT / "src")}
         for _, src in versions.values():
             clear_numba_cache(src)
             fit_seconds(src, cells[0][0], cells[0][1], 2, args.search)  # compile, untimed

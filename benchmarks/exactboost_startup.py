@@ -32,7 +32,6 @@ equal bit for bit.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import statistics
@@ -42,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from _revisions import ROOT, export_tree, write_comparison
 
 # argv: data.npz. Prints one JSON line: seconds of import and fit, peak RSS (MiB), and the
 # modules loaded.
@@ -129,16 +128,6 @@ def _datasets(folder: Path) -> list[Path]:
     return [folder / "make_classification.npz", folder / "breast_cancer.npz", folder / "wide.npz"]
 
 
-def _export(rev: str, folder: Path) -> Path:
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", rev, "src"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder / "src"
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--old-rev", default="main", help="git revision of the baseline")
@@ -156,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
         tmp = Path(tmp)
         data = _datasets(tmp)
         (tmp / "old").mkdir()
-        versions = {"old": _export(args.old_rev, tmp / "old"), "new": ROOT / "src"}
+        versions = {"old": export_tree(args.old_rev, tmp / "old"), "new": ROOT / "src"}
         envs = {v: _env(src, tmp / v, tmp / v / "numba") for v, src in versions.items()}
 
         def one(version, measure, rep):
@@ -207,12 +196,6 @@ def main(argv: list[str] | None = None) -> None:
             for v in order if rep % 2 == 0 else order[::-1]:
                 one(v, "cold", rep)
 
-    rev = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
     keys = [
         "version",
         "measure",
@@ -225,12 +208,7 @@ def main(argv: list[str] | None = None) -> None:
         "pandas",
         "scipy",
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=["new_rev", "old_rev", *keys])
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({"new_rev": rev, "old_rev": args.old_rev, **row})
+    write_comparison(args.out, rows, keys, args.old_rev)
 
     print(f"{'measure':<10} {'quantity':<10} {'old':>8} {'new':>8} {'new/old':>8}")
     for measure in ("import", "first-fit", "cold", "wide"):

@@ -12,8 +12,9 @@ package costs neither numba nor scikit-learn, ``fit_stump`` loads numba only, an
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 __all__ = ["ExactBoostClassifier", "Stump", "fit_stump", "stump_vector"]
 
@@ -31,15 +32,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .stump import Stump, fit_stump
 
 
-def __getattr__(name: str):
-    try:
-        module = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)
