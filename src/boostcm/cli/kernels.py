@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 
 from ._common import add_command
 
@@ -58,6 +59,8 @@ def _exactboost() -> None:
 
 
 def _baselines() -> None:
+    from sklearn.exceptions import ConvergenceWarning
+
     from ..baselines import (
         DMKS,
         AccuracyAtTheTop,
@@ -76,7 +79,10 @@ def _baselines() -> None:
         QuantileSurrogate(n_epochs=2, n_init=1, random_state=0),
         PrecisionAtRecallSurrogate(n_epochs=2, random_state=0),
     ):
-        est.fit(X, y).decision_function(X)
+        with warnings.catch_warnings():
+            # the warm-up stops TopPush after 5 iterations on purpose: it only compiles
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(X, y).decision_function(X)
 
 
 def _conformal() -> None:
