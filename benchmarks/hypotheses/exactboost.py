@@ -25,7 +25,7 @@ from boostcm.claims.hypotheses import load_hypotheses, write_result
 from boostcm.datasets import load_dataset
 from boostcm.experiments import exactboost as eb
 from boostcm.experiments.config import load_schema, validate_config
-from boostcm.metrics import pak_loss
+from boostcm.metrics import auc_loss, pak_loss
 from boostcm.targets import registry
 
 REPO = Path(__file__).resolve().parents[2]
@@ -787,6 +787,33 @@ def svmperf_zero_gain():
     )
 
 
+def network_scaling():
+    t0 = time.process_time()
+    X, y = load_dataset("gmsc")
+    train, test = eb.fold_rows(len(y), 0, N_FOLDS, CV_SEED)
+    random_state = eb.job_random_state(SEED, "estimator", "gmsc", 0, "neural-net")
+    settings = eb.job_model_settings(EB_CFG, "neural-net", "estimator")
+    m = {}
+    for name, (Xtr, Xte) in (("raw", (X[train], X[test])), ("zscored", _zscore(X[train], X[test]))):
+        model = eb.make_model("neural-net", random_state, settings).fit(Xtr, y[train])
+        s = np.asarray(eb.model_scores("neural-net", model, Xte), dtype=float)
+        mlp = model.estimator_
+        hidden = np.maximum(Xte @ mlp.coefs_[0] + mlp.intercepts_[0], 0.0)
+        m[f"{name}_distinct_test_scores"] = int(np.unique(s).size)
+        m[f"{name}_auc_loss"] = auc_loss(s, y[test])
+        m[f"{name}_active_first_layer_units"] = int((hidden > 0).any(axis=0).sum())
+    _write(
+        "EB-F3-network-scaling",
+        m,
+        f"The neural net on gmsc, fold 0, the job's seed: raw features {m['raw_distinct_test_scores']} "
+        f"distinct test score(s), {m['raw_active_first_layer_units']} of 26 first-layer units active, "
+        f"AUC loss {_f(m['raw_auc_loss'])}; z-scored features {m['zscored_distinct_test_scores']} "
+        f"distinct scores, {m['zscored_active_first_layer_units']} units active, AUC loss "
+        f"{_f(m['zscored_auc_loss'])} (published 0.42 +- 0.05): {{outcome}}.",
+        t0,
+    )
+
+
 EXPERIMENTS = {
     "toppush-raw-features": toppush_raw_features,
     "toppush-iteration-cap": toppush_iteration_cap,
@@ -803,6 +830,7 @@ EXPERIMENTS = {
     "margin-repeated-folds": margin_repeated_folds,
     "toppush-zero-optimum": toppush_zero_optimum,
     "svmperf-zero-gain": svmperf_zero_gain,
+    "network-scaling": network_scaling,
 }
 
 
