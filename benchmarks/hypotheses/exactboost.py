@@ -802,11 +802,12 @@ def network_scaling():
         m[f"{name}_distinct_test_scores"] = int(np.unique(s).size)
         m[f"{name}_auc_loss"] = auc_loss(s, y[test])
         m[f"{name}_active_first_layer_units"] = int((hidden > 0).any(axis=0).sum())
+    m["first_layer_units"] = int(hidden.shape[1])
     _write(
         "EB-F3-network-scaling",
         m,
         f"The neural net on gmsc, fold 0, the job's seed: raw features {m['raw_distinct_test_scores']} "
-        f"distinct test score(s), {m['raw_active_first_layer_units']} of 26 first-layer units active, "
+        f"distinct test score(s), {m['raw_active_first_layer_units']} of {m['first_layer_units']} first-layer units active, "
         f"AUC loss {_f(m['raw_auc_loss'])}; z-scored features {m['zscored_distinct_test_scores']} "
         f"distinct scores, {m['zscored_active_first_layer_units']} units active, AUC loss "
         f"{_f(m['zscored_auc_loss'])} (published 0.42 +- 0.05): {{outcome}}.",
